@@ -1,0 +1,9 @@
+// Every `uaii` subcommand: argv holds the arguments after the subcommand's name.
+// Returns the process exit code (0 ok, 1 runtime error, 2 usage error).
+#pragma once
+
+namespace uaii::cli {
+
+int RunInspect(int argc, char** argv);
+
+}  // namespace uaii::cli

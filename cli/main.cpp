@@ -1,0 +1,38 @@
+// `uaii`: the command line tool. Subcommands live in one table; each in its own file.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "commands.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*run)(int argc, char** argv);
+  std::string_view summary;
+};
+
+constexpr Command kCommands[] = {
+    {"inspect", uaii::cli::RunInspect, "describe a model file: format, hyper-parameters, tensors, tokenizer"},
+};
+
+int Usage(FILE* out) {
+  std::fprintf(out, "usage: uaii COMMAND [options]\n\ncommands:\n");
+  for (const auto& c : kCommands)
+    std::fprintf(out, "  %-10.*s %.*s\n", (int)c.name.size(), c.name.data(), (int)c.summary.size(),
+                 c.summary.data());
+  return out == stdout ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage(stderr);
+  std::string_view name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") return Usage(stdout);
+  for (const auto& c : kCommands)
+    if (c.name == name) return c.run(argc - 2, argv + 2);
+  std::fprintf(stderr, "uaii: unknown command '%s'\n", argv[1]);
+  return Usage(stderr);
+}

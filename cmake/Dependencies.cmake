@@ -1,0 +1,17 @@
+# Every dependency comes from Debian's packages (scripts/setup.sh installs them).
+find_package(absl CONFIG REQUIRED)
+find_package(simdjson CONFIG REQUIRED)
+find_package(flatbuffers CONFIG REQUIRED)
+find_package(CURL REQUIRED)
+find_package(dnnl CONFIG REQUIRED)
+find_package(pybind11 CONFIG REQUIRED)
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)
+pkg_check_modules(LIBURING REQUIRED IMPORTED_TARGET liburing)
+find_program(FLATC flatc REQUIRED)
+if(UAII_BUILD_TESTS)
+  find_package(Catch2 REQUIRED)   # bookworm ships Catch2 v2: <catch2/catch.hpp>
+  include(Catch)
+endif()
