@@ -1,9 +1,12 @@
 # Every dependency comes from Debian's packages (scripts/setup.sh installs them).
 find_package(absl CONFIG REQUIRED)
 find_package(simdjson CONFIG REQUIRED)
-find_package(flatbuffers CONFIG REQUIRED)
+find_package(FlatBuffers CONFIG REQUIRED)  # targets flatbuffers::flatbuffers(_shared)
 find_package(CURL REQUIRED)
 find_package(dnnl CONFIG REQUIRED)
+# pybind11 through CMake's FindPython (its legacy FindPythonInterp trips over pyenv shims).
+set(PYBIND11_FINDPYTHON ON)
+find_package(Python COMPONENTS Interpreter Development.Module REQUIRED)
 find_package(pybind11 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
