@@ -1,0 +1,161 @@
+#include "ir/registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace uaii::ir {
+namespace {
+
+using Shapes = std::vector<Shape>;
+using In = std::vector<const Shape*>;
+
+absl::Status Mismatch(const Op& op, const std::string& what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("shape mismatch: op '", op.name, "' (", op.type, "): ", what));
+}
+
+absl::Status NeedRank(const Op& op, const Shape& s, size_t rank, const std::string& which) {
+  if (s.size() == rank) return absl::OkStatus();
+  return Mismatch(op, absl::StrCat(which, " has shape ", ShapeString(s), ", expected rank ", rank));
+}
+
+absl::StatusOr<Shapes> SameAsFirst(const Op&, const In& in) { return Shapes{*in[0]}; }
+
+// Elementwise binary: b equals a, or b is a vector over a's last dimension.
+absl::StatusOr<Shapes> Binary(const Op& op, const In& in) {
+  const Shape &a = *in[0], &b = *in[1];
+  if (a == b) return Shapes{a};
+  if (b.size() == 1 && !a.empty() && b[0] == a.back()) return Shapes{a};
+  return Mismatch(op, absl::StrCat("operands ", ShapeString(a), " and ", ShapeString(b),
+                                   " do not broadcast"));
+}
+
+absl::StatusOr<Shapes> Gated(const Op& op, const In& in) {
+  if (*in[0] != *in[1])
+    return Mismatch(op, absl::StrCat("gate ", ShapeString(*in[0]), " != up ", ShapeString(*in[1])));
+  return Shapes{*in[0]};
+}
+
+absl::StatusOr<Shapes> Embed(const Op& op, const In& in) {
+  const Shape &table = *in[0], &ids = *in[1];
+  if (auto s = NeedRank(op, table, 2, "table"); !s.ok()) return s;
+  if (auto s = NeedRank(op, ids, 1, "ids"); !s.ok()) return s;
+  return Shapes{{ids[0], table[1]}};
+}
+
+absl::StatusOr<Shapes> RmsNorm(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  if (x.empty()) return Mismatch(op, "input is a scalar");
+  if (in[1] && (in[1]->size() != 1 || (*in[1])[0] != x.back()))
+    return Mismatch(op, absl::StrCat("weight ", ShapeString(*in[1]), " does not match last dim of ",
+                                     ShapeString(x)));
+  return Shapes{x};
+}
+
+absl::StatusOr<Shapes> MatMul(const Op& op, const In& in) {
+  const Shape &x = *in[0], &w = *in[1];
+  if (auto s = NeedRank(op, w, 2, "weight"); !s.ok()) return s;
+  if (x.empty() || x.back() != w[1])
+    return Mismatch(op, absl::StrCat("x ", ShapeString(x), " times weight ", ShapeString(w),
+                                     " [out,in]: inner dims differ"));
+  Shape y = x;
+  y.back() = w[0];
+  return Shapes{y};
+}
+
+// Element count as (concrete product, multiset of symbolic dims).
+std::pair<int64_t, std::vector<int64_t>> Count(const Shape& s) {
+  int64_t n = 1;
+  std::vector<int64_t> sym;
+  for (int64_t d : s) {
+    if (d < 0) sym.push_back(d);
+    else n *= d;
+  }
+  std::sort(sym.begin(), sym.end());
+  return {n, sym};
+}
+
+absl::StatusOr<Shapes> Reshape(const Op& op, const In& in) {
+  Shape to = op.Ints("shape");
+  if (Count(to) != Count(*in[0]))
+    return Mismatch(op, absl::StrCat("cannot reshape ", ShapeString(*in[0]), " to ", ShapeString(to)));
+  return Shapes{to};
+}
+
+absl::StatusOr<Shapes> Rope(const Op& op, const In& in) {
+  const Shape &x = *in[0], &pos = *in[1];
+  if (auto s = NeedRank(op, x, 3, "x [T,heads,dim]"); !s.ok()) return s;
+  if (auto s = NeedRank(op, pos, 1, "positions"); !s.ok()) return s;
+  if (pos[0] != x[0]) return Mismatch(op, "positions and x disagree on T");
+  int64_t n_dims = op.Int("n_dims");
+  if (n_dims <= 0 || n_dims > x[2] || n_dims % 2)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (rope): n_dims ",
+                                                   n_dims, " must be even and in (0, ", x[2], "]"));
+  std::string mode = op.Str("mode");
+  if (mode != "norm" && mode != "neox")
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
+                                                   "' (rope): mode '", mode, "' is not norm or neox"));
+  if (in[2] && (in[2]->size() != 1 || (*in[2])[0] != n_dims / 2))
+    return Mismatch(op, absl::StrCat("freq_factors ", ShapeString(*in[2]), " expected [", n_dims / 2, "]"));
+  return Shapes{x};
+}
+
+absl::StatusOr<Shapes> Attention(const Op& op, const In& in) {
+  const Shape &q = *in[0], &k = *in[1], &v = *in[2];
+  for (auto [s, n] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
+    if (auto st = NeedRank(op, *s, 3, n); !st.ok()) return st;
+  if (q[0] != k[0] || k[0] != v[0]) return Mismatch(op, "q, k, v disagree on T");
+  if (q[2] != k[2]) return Mismatch(op, "q and k head dims differ");
+  if (k[1] != v[1]) return Mismatch(op, "k and v head counts differ");
+  if (k[1] <= 0 || q[1] % k[1])
+    return Mismatch(op, absl::StrCat("query heads ", q[1], " not a multiple of kv heads ", k[1]));
+  if (op.Int("layer", -1) < 0 || op.Int("window", 0) < 0)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
+                                                   "' (attention): layer and window must be >= 0"));
+  return Shapes{{q[0], q[1] * v[2]}};
+}
+
+absl::StatusOr<Shapes> OutputRows(const Op& op, const In& in) {
+  if (auto s = NeedRank(op, *in[0], 2, "x"); !s.ok()) return s;
+  return Shapes{{kDimRows, (*in[0])[1]}};
+}
+
+const std::vector<OpSchema>& Table() {
+  using K = AttrKind;
+  static const std::vector<OpSchema> kOps = {
+      // type          in  in  out  attributes                                     shape rule
+      {"embed",        2,  2,  1,  {},                                             Embed},
+      {"rms_norm",     1,  2,  1,  {{"eps", K::kFloat, true}},                     RmsNorm},
+      {"matmul",       2,  2,  1,  {},                                             MatMul},
+      {"add",          2,  2,  1,  {},                                             Binary},
+      {"mul",          2,  2,  1,  {},                                             Binary},
+      {"scale",        1,  1,  1,  {{"scale", K::kFloat, true}},                   SameAsFirst},
+      {"softcap",      1,  1,  1,  {{"cap", K::kFloat, true}},                     SameAsFirst},
+      {"silu",         1,  1,  1,  {},                                             SameAsFirst},
+      {"gelu",         1,  1,  1,  {},                                             SameAsFirst},
+      {"swiglu",       2,  2,  1,  {},                                             Gated},
+      {"geglu",        2,  2,  1,  {},                                             Gated},
+      {"reshape",      1,  1,  1,  {{"shape", K::kInts, true}},                    Reshape},
+      {"rope",         2,  3,  1,  {{"mode", K::kString, true}, {"n_dims", K::kInt, true},
+                                    {"freq_base", K::kFloat, true}, {"freq_scale", K::kFloat, false}},
+                                                                                   Rope},
+      {"attention",    3,  3,  1,  {{"layer", K::kInt, true}, {"scale", K::kFloat, true},
+                                    {"window", K::kInt, false}, {"softcap", K::kFloat, false}},
+                                                                                   Attention},
+      {"output_rows",  1,  1,  1,  {},                                             OutputRows},
+  };
+  return kOps;
+}
+
+}  // namespace
+
+const std::vector<OpSchema>& AllOps() { return Table(); }
+
+const OpSchema* FindOp(std::string_view type) {
+  for (const auto& s : Table())
+    if (s.type == type) return &s;
+  return nullptr;
+}
+
+}  // namespace uaii::ir
