@@ -17,7 +17,7 @@ enum class TensorType : uint32_t {
   Q2_K = 10, Q3_K = 11, Q4_K = 12, Q5_K = 13, Q6_K = 14, Q8_K = 15,
   IQ2_XXS = 16, IQ2_XS = 17, IQ3_XXS = 18, IQ1_S = 19, IQ4_NL = 20, IQ3_S = 21,
   IQ2_S = 22, IQ4_XS = 23, I8 = 24, I16 = 25, I32 = 26, I64 = 27, F64 = 28,
-  IQ1_M = 29, BF16 = 30, TQ1_0 = 34, TQ2_0 = 35, MXFP4 = 39,
+  IQ1_M = 29, BF16 = 30, TQ1_0 = 34, TQ2_0 = 35, MXFP4 = 39, NVFP4 = 40, Q1_0 = 41,
 };
 
 // Converts `n_blocks` packed blocks at `src` to `n_blocks * block_size` floats.
@@ -33,7 +33,9 @@ struct TensorTypeTraits {
 
 // Traits of a known type id, or nullptr for an id ggml never defined.
 const TensorTypeTraits* FindTensorType(uint32_t id);
-// Traits of a type uaii can read, or `unsupported tensor type NAME in TENSOR`.
+// Ok for a type uaii can dequantize (has a codec), else `unsupported tensor type NAME
+// in TENSOR`: UnimplementedError for a known type without codec (IQ*, TQ*, MXFP4,
+// integer types), InvalidArgumentError for an id ggml never defined.
 absl::Status CheckSupported(uint32_t id, std::string_view tensor_name);
 // "Q4_K", or "type#N" for unknown ids.
 std::string_view TensorTypeName(uint32_t id);
