@@ -1,6 +1,6 @@
 #include "args.h"
 
-#include "absl/strings/str_cat.h"
+#include "util/str_cat.h"
 
 namespace uaii::cli {
 
@@ -33,19 +33,19 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv, const FlagSpec& spec) {
       has_value = true;
     }
     if (spec.boolean.count(name)) {
-      if (has_value) return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
+      if (has_value) return absl::InvalidArgumentError(StrCat(name, " takes no value"));
       args.flags.insert(name);
     } else if (spec.valued.count(name) || spec.repeated.count(name)) {
       if (!has_value) {
-        if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+        if (i + 1 >= argc) return absl::InvalidArgumentError(StrCat(name, " needs a value"));
         value = argv[++i];
       }
       auto& slot = args.values[name];
       if (!slot.empty() && !spec.repeated.count(name))
-        return absl::InvalidArgumentError(absl::StrCat(name, " given more than once"));
+        return absl::InvalidArgumentError(StrCat(name, " given more than once"));
       slot.push_back(value);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option ", name));
+      return absl::InvalidArgumentError(StrCat("unknown option ", name));
     }
   }
   return args;

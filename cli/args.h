@@ -11,9 +11,9 @@
 namespace uaii::cli {
 
 struct FlagSpec {
-  std::set<std::string> valued;    // flags that take a value ("--model")
-  std::set<std::string> boolean;   // flags without one ("--json")
-  std::set<std::string> repeated;  // valued flags that may appear more than once
+  std::set<std::string> valued = {};  // flags that take a value ("--model")
+  std::set<std::string> boolean = {}; // flags without one ("--json")
+  std::set<std::string> repeated = {};  // valued flags that may appear more than once
 };
 
 struct Args {

