@@ -1,0 +1,169 @@
+#include "kernels/matmul.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/quantize_act.h"
+#include "kernels/vec_dot.h"
+
+namespace uaii {
+namespace {
+
+using kernels::VecDotFn;
+
+absl::string_view Name(TensorType t) {
+  const std::string_view s = TensorTypeName(static_cast<uint32_t>(t));
+  return absl::string_view(s.data(), s.size());
+}
+
+// How a weight type's activation rows are prepared.
+enum class Act { kF32, kF16, kBF16, kQ8_0, kQ8_1, kQ8_K };
+
+bool ActFormat(TensorType t, Act* act) {
+  switch (t) {
+    case TensorType::F32: *act = Act::kF32; return true;
+    case TensorType::F16: *act = Act::kF16; return true;
+    case TensorType::BF16: *act = Act::kBF16; return true;
+    case TensorType::Q4_0: case TensorType::Q5_0: case TensorType::Q8_0:
+      *act = Act::kQ8_0; return true;
+    case TensorType::Q4_1: case TensorType::Q5_1: *act = Act::kQ8_1; return true;
+    case TensorType::Q4_K: case TensorType::Q5_K: case TensorType::Q6_K:
+      *act = Act::kQ8_K; return true;
+    default: return false;
+  }
+}
+
+// Bytes of one prepared activation row of `in` elements.
+int64_t ActRowBytes(Act act, int64_t in) {
+  switch (act) {
+    case Act::kF32: return in * 4;
+    case Act::kF16: case Act::kBF16: return in * 2;
+    case Act::kQ8_0: return in / quant::kQK * int64_t{sizeof(quant::BlockQ8_0)};
+    case Act::kQ8_1: return in / quant::kQK * int64_t{sizeof(quant::BlockQ8_1)};
+    case Act::kQ8_K: return in / quant::kQK_K * int64_t{sizeof(quant::BlockQ8_K)};
+  }
+  return 0;
+}
+
+void PrepareRow(Act act, const float* x, int64_t in, uint8_t* dst) {
+  switch (act) {
+    case Act::kF32: std::memcpy(dst, x, static_cast<size_t>(in) * 4); break;
+    case Act::kF16: kernels::ConvertRowF16(x, reinterpret_cast<uint16_t*>(dst), in); break;
+    case Act::kBF16: kernels::ConvertRowBF16(x, reinterpret_cast<uint16_t*>(dst), in); break;
+    case Act::kQ8_0: kernels::QuantizeRowQ8_0(x, reinterpret_cast<quant::BlockQ8_0*>(dst), in); break;
+    case Act::kQ8_1: kernels::QuantizeRowQ8_1(x, reinterpret_cast<quant::BlockQ8_1*>(dst), in); break;
+    case Act::kQ8_K: kernels::QuantizeRowQ8_K(x, reinterpret_cast<quant::BlockQ8_K*>(dst), in); break;
+  }
+}
+
+// Runs fn over [0, n) on the pool (or inline).
+template <typename Fn>
+void ForRange(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
+  if (pool == nullptr || pool->num_threads() == 1) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  pool->ParallelFor(n, fn, min_chunk);
+}
+
+}  // namespace
+
+bool HasMatMulKernel(TensorType type) { return kernels::VecDotRef(type) != nullptr; }
+
+absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
+                    int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
+  Act act;
+  const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
+  if (traits == nullptr || !ActFormat(type, &act) || !HasMatMulKernel(type)) {
+    return absl::UnimplementedError(absl::StrCat("matmul: no kernel for tensor type ", Name(type)));
+  }
+  if (out < 0 || in < 0 || batch < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul: negative shape out=", out,
+                                                   " in=", in, " batch=", batch));
+  }
+  const auto row_bytes = RowBytes(*traits, static_cast<uint64_t>(in));
+  if (!row_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "matmul: row length ", in, " is not a multiple of the ", Name(type), " block size ",
+        traits->block_size));
+  }
+  if (out == 0 || batch == 0) return absl::OkStatus();
+  if (w == nullptr || x == nullptr || y == nullptr) {
+    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
+  }
+  VecDotFn dot = kernels::VecDotRef(type);
+  if (impl != KernelImpl::kScalar && kernels::CpuHasAvx2()) {
+    if (VecDotFn fast = kernels::VecDotAvx2(type)) dot = fast;
+  } else if (impl == KernelImpl::kAvx2) {
+    return absl::FailedPreconditionError("matmul: AVX2 kernels requested on a CPU without AVX2/FMA/F16C");
+  }
+
+  // Prepare every activation row once (row b depends only on x row b).
+  const int64_t act_bytes = ActRowBytes(act, in);
+  std::vector<uint8_t> acts(static_cast<size_t>(act_bytes * batch));
+  ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, acts.data() + b * act_bytes);
+  });
+
+  // Output rows split across threads; each y element is one dot product. Rows are
+  // walked in tiles so that a tile of weights stays in cache across the batch.
+  const uint8_t* wb = static_cast<const uint8_t*>(w);
+  const int64_t wrow = static_cast<int64_t>(*row_bytes);
+  constexpr int64_t kTile = 16;
+  ForRange(pool, out, kTile, [&](int64_t o0, int64_t o1) {
+    for (int64_t t = o0; t < o1; t += kTile) {
+      const int64_t t1 = std::min(o1, t + kTile);
+      for (int64_t b = 0; b < batch; ++b) {
+        const uint8_t* a = acts.data() + b * act_bytes;
+        float* yb = y + b * out;
+        for (int64_t o = t; o < t1; ++o) yb[o] = dot(wb + o * wrow, a, in);
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status DequantizeRow(TensorType type, const void* row, int64_t cols, float* out) {
+  const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
+  if (traits == nullptr || traits->dequantize == nullptr) {
+    return absl::UnimplementedError(absl::StrCat("dequantize: unsupported tensor type ", Name(type)));
+  }
+  if (cols < 0 || cols % traits->block_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("dequantize: row length ", cols,
+                                                   " is not a multiple of the ", Name(type),
+                                                   " block size ", traits->block_size));
+  }
+  traits->dequantize(row, out, cols / traits->block_size);
+  return absl::OkStatus();
+}
+
+absl::Status GetRows(TensorType type, const void* w, int64_t rows, int64_t cols,
+                     const int32_t* ids, int64_t n_ids, float* out) {
+  const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
+  if (traits == nullptr || traits->dequantize == nullptr) {
+    return absl::UnimplementedError(absl::StrCat("get_rows: unsupported tensor type ", Name(type)));
+  }
+  const auto row_bytes = cols < 0 ? std::nullopt : RowBytes(*traits, static_cast<uint64_t>(cols));
+  if (!row_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("get_rows: row length ", cols,
+                                                   " is not a multiple of the ", Name(type),
+                                                   " block size ", traits->block_size));
+  }
+  for (int64_t i = 0; i < n_ids; ++i) {
+    if (ids[i] < 0 || ids[i] >= rows) {
+      return absl::OutOfRangeError(absl::StrCat("get_rows: row id ", ids[i], " (index ", i,
+                                                ") outside [0, ", rows, ")"));
+    }
+  }
+  const uint8_t* wb = static_cast<const uint8_t*>(w);
+  for (int64_t i = 0; i < n_ids; ++i) {
+    traits->dequantize(wb + static_cast<int64_t>(*row_bytes) * ids[i], out + i * cols,
+                       cols / traits->block_size);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace uaii

@@ -1,0 +1,333 @@
+// AVX2 + FMA + F16C dot products, bit-identical to vec_dot_ref.cpp (see vec_dot.h).
+// Integer parts use maddubs/madd (exact: no int16 saturation is reachable, bounds
+// noted per kernel); the f32 parts perform the reference's operations in its order.
+// Functions carry target attributes instead of compiling the file with -mavx2, so
+// no AVX2 code can leak into inline functions shared with the rest of the program.
+#include "kernels/vec_dot.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "formats/fp16.h"
+#include "formats/quant_blocks.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define UAII_HAVE_AVX2_KERNELS 1
+#define UAII_AVX2 __attribute__((target("avx2,fma,f16c")))
+#endif
+
+namespace uaii::kernels {
+
+bool CpuHasAvx2() {
+#ifdef UAII_HAVE_AVX2_KERNELS
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          __builtin_cpu_supports("f16c");
+  return has;
+#else
+  return false;
+#endif
+}
+
+#ifdef UAII_HAVE_AVX2_KERNELS
+namespace {
+using namespace uaii::quant;
+
+// --- helpers ---
+
+UAII_AVX2 inline int HsumI32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// Exact sum of the 32 products of signed bytes a * b (|a| <= 128, |b| <= 127:
+// maddubs pairs stay below 2 * 128 * 127 < 32767).
+UAII_AVX2 inline __m256i DotI8(__m256i a, __m256i b) {
+  const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+  return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+// 32 nibbles of 16 bytes: low nibbles then high nibbles (elements 0..31 of Q4/Q5).
+UAII_AVX2 inline __m256i Nibbles16(const uint8_t* p) {
+  const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i m = _mm_set1_epi8(0x0F);
+  return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m), _mm_and_si128(q, m));
+}
+
+// Byte j = 0x10 when bit j of the little-endian u32 at p is set, else 0.
+UAII_AVX2 inline __m256i Bit4FromBits32(const uint8_t* p) {
+  uint32_t bits;
+  std::memcpy(&bits, p, 4);
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int>(bits)),
+      _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+  const __m256i mask = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
+  const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, mask), mask);
+  return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
+}
+
+UAII_AVX2 inline __m256i LoadU256(const void* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// --- plain float formats ---
+
+UAII_AVX2 inline __m256 LoadF32x8(const float* p) { return _mm256_loadu_ps(p); }
+UAII_AVX2 inline __m256 LoadF16x8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+UAII_AVX2 inline __m256 LoadBF16x8(const uint16_t* p) {
+  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+// Shared body; `Load` widens 8 elements, `Scalar` one element.
+template <typename E, __m256 (*Load)(const E*), float (*Scalar)(const E*)>
+UAII_AVX2 inline float DotFloat(const E* w, const E* x, int64_t n) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  const int64_t np = n & ~int64_t{31};
+  for (int64_t i = 0; i < np; i += 32) {
+    acc0 = _mm256_fmadd_ps(Load(w + i), Load(x + i), acc0);
+    acc1 = _mm256_fmadd_ps(Load(w + i + 8), Load(x + i + 8), acc1);
+    acc2 = _mm256_fmadd_ps(Load(w + i + 16), Load(x + i + 16), acc2);
+    acc3 = _mm256_fmadd_ps(Load(w + i + 24), Load(x + i + 24), acc3);
+  }
+  const __m256 s = _mm256_add_ps(_mm256_add_ps(acc0, acc2), _mm256_add_ps(acc1, acc3));
+  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  const __m128 u = _mm_hadd_ps(t, t);
+  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
+  for (int64_t i = np; i < n; ++i) {
+    const float p = Scalar(w + i) * Scalar(x + i);
+    r += p;
+  }
+  return r;
+}
+
+inline float ScalarF32(const float* p) { return *p; }
+inline float ScalarF16(const uint16_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Fp16ToFp32(v); }
+inline float ScalarBF16(const uint16_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Bf16ToFp32(v); }
+
+UAII_AVX2 float DotF32(const void* w, const void* x, int64_t n) {
+  return DotFloat<float, LoadF32x8, ScalarF32>(static_cast<const float*>(w),
+                                               static_cast<const float*>(x), n);
+}
+UAII_AVX2 float DotF16(const void* w, const void* x, int64_t n) {
+  return DotFloat<uint16_t, LoadF16x8, ScalarF16>(static_cast<const uint16_t*>(w),
+                                                  static_cast<const uint16_t*>(x), n);
+}
+UAII_AVX2 float DotBF16(const void* w, const void* x, int64_t n) {
+  return DotFloat<uint16_t, LoadBF16x8, ScalarBF16>(static_cast<const uint16_t*>(w),
+                                                    static_cast<const uint16_t*>(x), n);
+}
+
+// --- 32-element blocks ---
+
+UAII_AVX2 float DotQ4_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ4_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const __m256i q = _mm256_sub_epi8(Nibbles16(w[ib].qs), _mm256_set1_epi8(8));
+    const int sumi = HsumI32(DotI8(q, LoadU256(x[ib].qs)));
+    sumf += static_cast<float>(sumi) * Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d);
+  }
+  return sumf;
+}
+
+UAII_AVX2 float DotQ5_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ5_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const __m256i q = _mm256_sub_epi8(
+        _mm256_or_si256(Nibbles16(w[ib].qs), Bit4FromBits32(w[ib].qh)), _mm256_set1_epi8(16));
+    const int sumi = HsumI32(DotI8(q, LoadU256(x[ib].qs)));
+    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi);
+  }
+  return sumf;
+}
+
+// Weights may be -128 (|w| = 128), activations from the Q8_0 reference are within
+// [-127, 127]: DotI8's bound holds.
+UAII_AVX2 float DotQ8_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ8_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const int sumi = HsumI32(DotI8(LoadU256(w[ib].qs), LoadU256(x[ib].qs)));
+    sumf += static_cast<float>(sumi) * (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d));
+  }
+  return sumf;
+}
+
+// Unsigned weights (<= 31) times signed activations: maddubs pairs <= 2 * 31 * 128.
+UAII_AVX2 inline int DotU8I8(__m256i u, __m256i s) {
+  return HsumI32(_mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+}
+
+UAII_AVX2 float DotQ4_1(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ4_1*>(wv);
+  const auto* x = static_cast<const BlockQ8_1*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const int sumi = DotU8I8(Nibbles16(w[ib].qs), LoadU256(x[ib].qs));
+    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi) +
+            Fp16ToFp32(w[ib].m) * Fp16ToFp32(x[ib].s);
+  }
+  return sumf;
+}
+
+UAII_AVX2 float DotQ5_1(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ5_1*>(wv);
+  const auto* x = static_cast<const BlockQ8_1*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const __m256i q = _mm256_or_si256(Nibbles16(w[ib].qs), Bit4FromBits32(w[ib].qh));
+    const int sumi = DotU8I8(q, LoadU256(x[ib].qs));
+    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi) +
+            Fp16ToFp32(w[ib].m) * Fp16ToFp32(x[ib].s);
+  }
+  return sumf;
+}
+
+// --- K-quants ---
+//
+// The reference's lane l sums positions p % 8 == l. For a window of 32 elements
+// e0..e31, LanePerm reorders bytes to (e0 e8 e16 e24, e1 e9 e17 e25, ..., e3 e11 e19
+// e27 | e4 e12 e20 e28, ..., e7 e15 e23 e31): vpermd moves dwords (0 2 4 6 | 1 3 5 7),
+// then a 4x4 byte transpose inside each 128-bit half. maddubs then pairs (e_l, e_l+8)
+// and (e_l+16, e_l+24), and madd with per-pair scales sums each lane's four products
+// into int32 lane l, in natural lane order.
+UAII_AVX2 inline __m256i LanePerm(__m256i v) {
+  v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                                 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+}
+
+// int32 lanes: scale_lo * (q_l x_l + q_l+8 x_l+8) + scale_hi * (q_l+16 x_l+16 + q_l+24 x_l+24)
+// for unsigned q (<= 31 here: pairs <= 2 * 31 * 128).
+UAII_AVX2 inline __m256i LaneDotU(__m256i q, __m256i x, __m256i scales16) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(LanePerm(q), LanePerm(x)), scales16);
+}
+
+// Same for signed q in [-32, 31] (pairs <= 2 * 32 * 128).
+UAII_AVX2 inline __m256i LaneDotS(__m256i q, __m256i x, __m256i scales16) {
+  const __m256i qp = LanePerm(q), xp = LanePerm(x);
+  const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qp, qp), _mm256_sign_epi8(xp, qp));
+  return _mm256_madd_epi16(p, scales16);
+}
+
+template <bool kFive>
+UAII_AVX2 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
+  using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
+  const auto* w = static_cast<const Block*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m256 sums = _mm256_setzero_ps();
+  float sumf = 0;
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    uint8_t sc[8], mn[8];
+    int sumi = 0;
+    for (int s = 0; s < 8; ++s) {
+      ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
+      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * mn[s];
+    }
+    __m256i qh;
+    if constexpr (kFive) qh = LoadU256(w[i].qh);
+    __m256i aux = _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i bytes = LoadU256(w[i].qs + 32 * c);
+      __m256i q0 = _mm256_and_si256(bytes, m4);
+      __m256i q1 = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4);
+      if constexpr (kFive) {
+        const __m256i b0 = _mm256_set1_epi8(static_cast<char>(1 << (2 * c)));
+        const __m256i b1 = _mm256_set1_epi8(static_cast<char>(1 << (2 * c + 1)));
+        const __m256i h16 = _mm256_set1_epi8(0x10);
+        q0 = _mm256_or_si256(q0, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, b0), b0), h16));
+        q1 = _mm256_or_si256(q1, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, b1), b1), h16));
+      }
+      aux = _mm256_add_epi32(aux, LaneDotU(q0, LoadU256(x[i].qs + 64 * c),
+                                           _mm256_set1_epi16(sc[2 * c])));
+      aux = _mm256_add_epi32(aux, LaneDotU(q1, LoadU256(x[i].qs + 64 * c + 32),
+                                           _mm256_set1_epi16(sc[2 * c + 1])));
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+    const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
+    sumf -= dmin * static_cast<float>(sumi);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sums);
+  for (int l = 0; l < 8; ++l) sumf += lanes[l];
+  return sumf;
+}
+
+UAII_AVX2 float DotQ4_K(const void* w, const void* x, int64_t n) { return DotQ45K<false>(w, x, n); }
+UAII_AVX2 float DotQ5_K(const void* w, const void* x, int64_t n) { return DotQ45K<true>(w, x, n); }
+
+// Window k of half h (elements 128h + 32k + l): low nibble k/2 of ql[64h + 32(k%2) + l],
+// high bits (qh[32h + l] >> 2k) & 3, minus 32; scales 8h + 2k (l < 16) and 8h + 2k + 1.
+UAII_AVX2 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ6_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m256 sums = _mm256_setzero_ps();
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
+  const __m256i off = _mm256_set1_epi8(32);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    __m256i aux = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i ql0 = LoadU256(w[i].ql + 64 * h);
+      const __m256i ql1 = LoadU256(w[i].ql + 64 * h + 32);
+      const __m256i qh = LoadU256(w[i].qh + 32 * h);
+      const __m256i lo[4] = {_mm256_and_si256(ql0, m4), _mm256_and_si256(ql1, m4),
+                             _mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4)};
+      for (int k = 0; k < 4; ++k) {
+        const __m256i hi = _mm256_slli_epi16(
+            _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * k)), m2), 4);
+        const __m256i q = _mm256_sub_epi8(_mm256_or_si256(lo[k], hi), off);
+        const int sa = w[i].scales[8 * h + 2 * k], sb = w[i].scales[8 * h + 2 * k + 1];
+        const __m256i scales16 = _mm256_set1_epi32(static_cast<int>(
+            (static_cast<uint32_t>(sb) << 16) | (static_cast<uint32_t>(sa) & 0xFFFFu)));
+        aux = _mm256_add_epi32(aux, LaneDotS(q, LoadU256(x[i].qs + 128 * h + 32 * k), scales16));
+      }
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sums);
+  float sumf = 0;
+  for (int l = 0; l < 8; ++l) sumf += lanes[l];
+  return sumf;
+}
+
+}  // namespace
+#endif  // UAII_HAVE_AVX2_KERNELS
+
+VecDotFn VecDotAvx2(TensorType type) {
+#ifdef UAII_HAVE_AVX2_KERNELS
+  switch (type) {
+    case TensorType::F32: return DotF32;
+    case TensorType::F16: return DotF16;
+    case TensorType::BF16: return DotBF16;
+    case TensorType::Q4_0: return DotQ4_0;
+    case TensorType::Q4_1: return DotQ4_1;
+    case TensorType::Q5_0: return DotQ5_0;
+    case TensorType::Q5_1: return DotQ5_1;
+    case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q4_K: return DotQ4_K;
+    case TensorType::Q5_K: return DotQ5_K;
+    case TensorType::Q6_K: return DotQ6_K;
+    default: return nullptr;
+  }
+#else
+  (void)type;
+  return nullptr;
+#endif
+}
+
+}  // namespace uaii::kernels

@@ -1,0 +1,49 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+
+TEST_CASE("thread pool: chunks cover the range once, contiguous and in order", "[thread_pool]") {
+  for (int threads : {1, 2, 3, 4}) {
+    uaii::ThreadPool pool(threads);
+    CHECK(pool.num_threads() == threads);
+    for (int64_t n : {0, 1, 2, 5, 17, 1000}) {
+      std::vector<int> hits(static_cast<size_t>(n), 0);
+      std::mutex mu;
+      std::vector<std::pair<int64_t, int64_t>> chunks;
+      pool.ParallelFor(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) ++hits[static_cast<size_t>(i)];
+        std::lock_guard<std::mutex> lock(mu);
+        chunks.emplace_back(b, e);
+      });
+      for (int h : hits) CHECK(h == 1);
+      CHECK(static_cast<int64_t>(chunks.size()) <= std::max<int64_t>(1, std::min<int64_t>(threads, n)));
+      for (auto [b, e] : chunks) CHECK(b < e);
+    }
+  }
+}
+
+TEST_CASE("thread pool: min_chunk limits the number of chunks", "[thread_pool]") {
+  uaii::ThreadPool pool(4);
+  std::atomic<int> calls{0};
+  pool.ParallelFor(20, [&](int64_t b, int64_t e) { ++calls; CHECK(e - b >= 10); }, 10);
+  CHECK(calls == 2);
+}
+
+TEST_CASE("thread pool: many back-to-back jobs and concurrent callers", "[thread_pool]") {
+  uaii::ThreadPool pool(3);
+  std::atomic<int64_t> total{0};
+  auto job = [&] {
+    for (int r = 0; r < 300; ++r) {
+      pool.ParallelFor(7, [&](int64_t b, int64_t e) { total += e - b; });
+    }
+  };
+  std::thread other(job);
+  job();
+  other.join();
+  CHECK(total == 2 * 300 * 7);
+  CHECK(uaii::ThreadPool::DefaultThreadCount() >= 1);
+}
