@@ -5,7 +5,10 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -283,4 +286,28 @@ TEST_CASE("get_rows: dequantizes the selected rows", "[matmul]") {
   const int32_t id = 0;
   CHECK(uaii::GetRows(TensorType::IQ2_XXS, w.data(), 1, 256, &id, 1, out).code() ==
         absl::StatusCode::kUnimplemented);
+}
+
+TEST_CASE("matmul: Q8_0 activations bit-exact with gguf.quants.quantize", "[matmul]") {
+  const char* dir = std::getenv("UAII_FIXTURE_DIR");
+  const std::string base = std::string(dir ? dir : UAII_FIXTURE_DIR) + "/kernels/";
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    INFO("missing fixture " << path << " (run tests/fixtures/make_kernel_fixtures.py <build>/fixtures)");
+    REQUIRE(in.good());
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto xin = read(base + "q8_0_in.f32");
+  const auto want = read(base + "q8_0_out.bin");
+  const int64_t n = static_cast<int64_t>(xin.size() / 4);
+  REQUIRE(want.size() == static_cast<size_t>(n / 32 * 34));
+  std::vector<float> x(static_cast<size_t>(n));
+  std::memcpy(x.data(), xin.data(), xin.size());
+  std::vector<uaii::quant::BlockQ8_0> got(static_cast<size_t>(n / 32));
+  uaii::kernels::QuantizeRowQ8_0(x.data(), got.data(), n);
+  size_t bad = 0;
+  for (size_t b = 0; b < got.size(); ++b) {
+    if (std::memcmp(&got[b], want.data() + 34 * b, 34) != 0 && bad++ < 5) UNSCOPED_INFO("block " << b);
+  }
+  CHECK(bad == 0);
 }
