@@ -1,0 +1,68 @@
+// Steps every loader ends with: lookup index, added-token matchers, decoded bytes per
+// token, and the end-of-generation set.
+#include <algorithm>
+
+#include "tokenizers/str_cat.h"
+#include "tokenizers/byte_level.h"
+#include "tokenizers/tokenizer_impl.h"
+
+namespace uaii {
+namespace {
+
+// Pieces that end generation when they are special tokens (llama.cpp's list, built
+// from token text because GGUF files carry no per-token EOG flag).
+constexpr std::string_view kEogPieces[] = {
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>",
+    "<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+};
+
+}  // namespace
+
+absl::Status Tokenizer::Impl::Finish() {
+  vocab.BuildIndex();
+  raw_matcher.Build(added, false);
+  norm_matcher.Build(added, true);
+
+  const bool byte_level =
+      std::any_of(pre_steps.begin(), pre_steps.end(),
+                  [](const tok::PreStep& s) { return s.kind == tok::PreKind::kByteLevel; });
+  token_bytes.resize(vocab.size());
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const std::string& p = vocab.pieces[i];
+    switch (vocab.types[i]) {
+      case TokenType::kUserDefined:  // added text: raw, but U+2581 still means space
+        token_bytes[i] = byte_level ? p : tok::ReplaceAll(p, "\xE2\x96\x81", " ");
+        break;
+      case TokenType::kControl:
+      case TokenType::kUnknown:
+      case TokenType::kUnused:
+        token_bytes[i] = p;
+        break;
+      case TokenType::kByte:
+        if (p.size() == 6 && p.rfind("<0x", 0) == 0) {
+          token_bytes[i] = std::string(1, static_cast<char>(std::stoi(p.substr(3, 2), nullptr, 16)));
+          break;
+        }
+        [[fallthrough]];
+      default:
+        token_bytes[i] = byte_level ? tok::ByteLevelDecode(p)
+                                    : tok::ReplaceAll(p, "\xE2\x96\x81", " ");
+    }
+  }
+
+  eog.clear();
+  auto add_eog = [&](TokenId id) {
+    if (id != kNoToken && std::find(eog.begin(), eog.end(), id) == eog.end()) eog.push_back(id);
+  };
+  add_eog(special.eos);
+  add_eog(special.eot);
+  add_eog(special.eom);
+  for (std::string_view p : kEogPieces) {
+    const TokenId id = vocab.Find(p);
+    if (id != kNoToken && vocab.types[id] == TokenType::kControl) add_eog(id);
+  }
+  std::sort(eog.begin(), eog.end());
+  return absl::OkStatus();
+}
+
+}  // namespace uaii
