@@ -50,6 +50,12 @@ struct SamplingParams {
 
   // True when Sample returns the argmax (temperature <= 0).
   bool greedy() const { return temperature <= 0.0f; }
+  // False when the penalties sampler is a no-op (llama.cpp's is_disabled):
+  // penalty_last_n == 0, or repeat 1, frequency 0 and presence 0.
+  bool penalties_enabled() const {
+    return penalty_last_n != 0 &&
+           (repeat_penalty != 1.0f || frequency_penalty != 0.0f || presence_penalty != 0.0f);
+  }
   // Parameters for greedy decoding: temperature 0, every filter off.
   static SamplingParams Greedy();
 };

@@ -8,8 +8,7 @@ absl::Status ApplyChain(const SamplingParams& params, std::span<const TokenCount
                         std::span<const float> logits, Candidates& out) {
   if (absl::Status s = FillCandidates(logits, out); !s.ok()) return s;
   const size_t min_keep = static_cast<size_t>(params.min_keep);
-  if (params.penalty_last_n != 0 && (params.repeat_penalty != 1.0f || params.frequency_penalty != 0.0f ||
-                                     params.presence_penalty != 0.0f)) {
+  if (params.penalties_enabled()) {
     ApplyPenalties(out, counts, params.repeat_penalty, params.frequency_penalty, params.presence_penalty);
   }
   TopK(out, params.top_k);
