@@ -5,6 +5,7 @@
 // no AVX2 code can leak into inline functions shared with the rest of the program.
 #include "kernels/vec_dot.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -34,13 +35,6 @@ namespace {
 using namespace uaii::quant;
 
 // --- helpers ---
-
-UAII_AVX2 inline int HsumI32(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  return _mm_cvtsi128_si32(s);
-}
 
 // Exact sum of the 32 products of signed bytes a * b (|a| <= 128, |b| <= 127:
 // maddubs pairs stay below 2 * 128 * 127 < 32767).
@@ -124,74 +118,123 @@ UAII_AVX2 float DotBF16(const void* w, const void* x, int64_t n) {
 }
 
 // --- 32-element blocks ---
+//
+// Four blocks per step: their exact int32 sums come out of one hadd tree, the f32
+// terms are computed lane-wise (each lane performs the reference's multiplications
+// in the reference's order), and then added to sumf one block at a time, in block
+// order, exactly as the reference does. Scales go through F16C, which converts
+// every non-NaN half exactly like Fp16ToFp32.
 
-UAII_AVX2 float DotQ4_0(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const BlockQ4_0*>(wv);
-  const auto* x = static_cast<const BlockQ8_0*>(xv);
-  float sumf = 0;
-  for (int64_t ib = 0; ib < n / kQK; ++ib) {
-    const __m256i q = _mm256_sub_epi8(Nibbles16(w[ib].qs), _mm256_set1_epi8(8));
-    const int sumi = HsumI32(DotI8(q, LoadU256(x[ib].qs)));
-    sumf += static_cast<float>(sumi) * Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d);
-  }
-  return sumf;
+// Lanes k = 0..3: sum of the 8 int32 lanes of v_k.
+UAII_AVX2 inline __m128i Hsum4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+  const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+  return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
-UAII_AVX2 float DotQ5_0(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const BlockQ5_0*>(wv);
-  const auto* x = static_cast<const BlockQ8_0*>(xv);
-  float sumf = 0;
-  for (int64_t ib = 0; ib < n / kQK; ++ib) {
-    const __m256i q = _mm256_sub_epi8(
-        _mm256_or_si256(Nibbles16(w[ib].qs), Bit4FromBits32(w[ib].qh)), _mm256_set1_epi8(16));
-    const int sumi = HsumI32(DotI8(q, LoadU256(x[ib].qs)));
-    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi);
-  }
-  return sumf;
-}
-
-// Weights may be -128 (|w| = 128), activations from the Q8_0 reference are within
-// [-127, 127]: DotI8's bound holds.
-UAII_AVX2 float DotQ8_0(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const BlockQ8_0*>(wv);
-  const auto* x = static_cast<const BlockQ8_0*>(xv);
-  float sumf = 0;
-  for (int64_t ib = 0; ib < n / kQK; ++ib) {
-    const int sumi = HsumI32(DotI8(LoadU256(w[ib].qs), LoadU256(x[ib].qs)));
-    sumf += static_cast<float>(sumi) * (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d));
-  }
-  return sumf;
+// Four halves (missing ones zero) -> f32 lanes.
+UAII_AVX2 inline __m128 Halves4(uint16_t a, uint16_t b, uint16_t c, uint16_t d) {
+  return _mm_cvtph_ps(_mm_setr_epi16(static_cast<short>(a), static_cast<short>(b),
+                                     static_cast<short>(c), static_cast<short>(d), 0, 0, 0, 0));
 }
 
 // Unsigned weights (<= 31) times signed activations: maddubs pairs <= 2 * 31 * 128.
-UAII_AVX2 inline int DotU8I8(__m256i u, __m256i s) {
-  return HsumI32(_mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+UAII_AVX2 inline __m256i DotU8I8(__m256i u, __m256i s) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
 }
 
-UAII_AVX2 float DotQ4_1(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const BlockQ4_1*>(wv);
-  const auto* x = static_cast<const BlockQ8_1*>(xv);
+// Per-type pieces: Dot() gives the block's int32 partial sums; Terms() the f32 value
+// each block adds to sumf, from the 4 int sums and the 4 blocks' scales.
+struct KQ4_0 {
+  using W = BlockQ4_0; using X = BlockQ8_0;
+  UAII_AVX2 static __m256i Dot(const W& w, const X& x) {
+    return DotI8(_mm256_sub_epi8(Nibbles16(w.qs), _mm256_set1_epi8(8)), LoadU256(x.qs));
+  }
+  // (sumi * d_w) * d_x
+  UAII_AVX2 static __m128 Terms(__m128 sumi, __m128 dw, __m128 dx, const W*, const X*, int) {
+    return _mm_mul_ps(_mm_mul_ps(sumi, dw), dx);
+  }
+};
+struct KQ5_0 {
+  using W = BlockQ5_0; using X = BlockQ8_0;
+  UAII_AVX2 static __m256i Dot(const W& w, const X& x) {
+    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(Nibbles16(w.qs), Bit4FromBits32(w.qh)),
+                                      _mm256_set1_epi8(16));
+    return DotI8(q, LoadU256(x.qs));
+  }
+  // (d_w * d_x) * sumi
+  UAII_AVX2 static __m128 Terms(__m128 sumi, __m128 dw, __m128 dx, const W*, const X*, int) {
+    return _mm_mul_ps(_mm_mul_ps(dw, dx), sumi);
+  }
+};
+// Weights may be -128 (|w| = 128); activations from the Q8_0 reference are within
+// [-127, 127], so DotI8's bound holds.
+struct KQ8_0 {
+  using W = BlockQ8_0; using X = BlockQ8_0;
+  UAII_AVX2 static __m256i Dot(const W& w, const X& x) { return DotI8(LoadU256(w.qs), LoadU256(x.qs)); }
+  // sumi * (d_w * d_x)
+  UAII_AVX2 static __m128 Terms(__m128 sumi, __m128 dw, __m128 dx, const W*, const X*, int) {
+    return _mm_mul_ps(sumi, _mm_mul_ps(dw, dx));
+  }
+};
+// (d_w * d_x) * sumi + m_w * s_x
+template <typename Block>
+UAII_AVX2 inline __m128 TermsQ_1(__m128 sumi, __m128 dw, __m128 dx, const Block* w,
+                                 const BlockQ8_1* x, int r) {
+  uint16_t m[4] = {}, s[4] = {};
+  for (int k = 0; k < r; ++k) { m[k] = w[k].m; s[k] = x[k].s; }
+  return _mm_add_ps(_mm_mul_ps(_mm_mul_ps(dw, dx), sumi),
+                    _mm_mul_ps(Halves4(m[0], m[1], m[2], m[3]), Halves4(s[0], s[1], s[2], s[3])));
+}
+struct KQ4_1 {
+  using W = BlockQ4_1; using X = BlockQ8_1;
+  UAII_AVX2 static __m256i Dot(const W& w, const X& x) { return DotU8I8(Nibbles16(w.qs), LoadU256(x.qs)); }
+  UAII_AVX2 static __m128 Terms(__m128 sumi, __m128 dw, __m128 dx, const W* w, const X* x, int r) {
+    return TermsQ_1(sumi, dw, dx, w, x, r);
+  }
+};
+struct KQ5_1 {
+  using W = BlockQ5_1; using X = BlockQ8_1;
+  UAII_AVX2 static __m256i Dot(const W& w, const X& x) {
+    return DotU8I8(_mm256_or_si256(Nibbles16(w.qs), Bit4FromBits32(w.qh)), LoadU256(x.qs));
+  }
+  UAII_AVX2 static __m128 Terms(__m128 sumi, __m128 dw, __m128 dx, const W* w, const X* x, int r) {
+    return TermsQ_1(sumi, dw, dx, w, x, r);
+  }
+};
+
+template <typename K>
+UAII_AVX2 inline float DotBlocks32(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const typename K::W*>(wv);
+  const auto* x = static_cast<const typename K::X*>(xv);
+  const int64_t nb = n / kQK;
   float sumf = 0;
-  for (int64_t ib = 0; ib < n / kQK; ++ib) {
-    const int sumi = DotU8I8(Nibbles16(w[ib].qs), LoadU256(x[ib].qs));
-    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi) +
-            Fp16ToFp32(w[ib].m) * Fp16ToFp32(x[ib].s);
+  for (int64_t ib = 0; ib < nb; ib += 4) {
+    const int r = static_cast<int>(std::min<int64_t>(4, nb - ib));  // blocks in this step
+    __m256i v[4];
+    uint16_t dw[4] = {}, dx[4] = {};
+    for (int k = 0; k < 4; ++k) {
+      if (k < r) {
+        v[k] = K::Dot(w[ib + k], x[ib + k]);
+        dw[k] = w[ib + k].d;
+        dx[k] = x[ib + k].d;
+      } else {
+        v[k] = _mm256_setzero_si256();
+      }
+    }
+    const __m128 sumi = _mm_cvtepi32_ps(Hsum4(v[0], v[1], v[2], v[3]));
+    alignas(16) float t[4];
+    _mm_store_ps(t, K::Terms(sumi, Halves4(dw[0], dw[1], dw[2], dw[3]),
+                             Halves4(dx[0], dx[1], dx[2], dx[3]), w + ib, x + ib, r));
+    for (int k = 0; k < r; ++k) sumf += t[k];
   }
   return sumf;
 }
 
-UAII_AVX2 float DotQ5_1(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const BlockQ5_1*>(wv);
-  const auto* x = static_cast<const BlockQ8_1*>(xv);
-  float sumf = 0;
-  for (int64_t ib = 0; ib < n / kQK; ++ib) {
-    const __m256i q = _mm256_or_si256(Nibbles16(w[ib].qs), Bit4FromBits32(w[ib].qh));
-    const int sumi = DotU8I8(q, LoadU256(x[ib].qs));
-    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi) +
-            Fp16ToFp32(w[ib].m) * Fp16ToFp32(x[ib].s);
-  }
-  return sumf;
-}
+UAII_AVX2 float DotQ4_0(const void* w, const void* x, int64_t n) { return DotBlocks32<KQ4_0>(w, x, n); }
+UAII_AVX2 float DotQ4_1(const void* w, const void* x, int64_t n) { return DotBlocks32<KQ4_1>(w, x, n); }
+UAII_AVX2 float DotQ5_0(const void* w, const void* x, int64_t n) { return DotBlocks32<KQ5_0>(w, x, n); }
+UAII_AVX2 float DotQ5_1(const void* w, const void* x, int64_t n) { return DotBlocks32<KQ5_1>(w, x, n); }
+UAII_AVX2 float DotQ8_0(const void* w, const void* x, int64_t n) { return DotBlocks32<KQ8_0>(w, x, n); }
 
 // --- K-quants ---
 //
