@@ -28,7 +28,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 }  // namespace
 
-TEST_CASE("FillCandidates rejects empty, NaN, +inf and all -inf logits", "[sampling][filters]") {
+TEST_CASE("FillCandidates rejects empty and NaN and +inf and all -inf logits", "[sampling][filters]") {
   Candidates c;
   CHECK(FillCandidates(std::vector<float>{}, c).code() == absl::StatusCode::kInvalidArgument);
   absl::Status s = FillCandidates(std::vector<float>{0.f, NAN, 1.f}, c);
@@ -42,7 +42,7 @@ TEST_CASE("FillCandidates rejects empty, NaN, +inf and all -inf logits", "[sampl
   CHECK_FALSE(c.sorted);
 }
 
-TEST_CASE("TopK keeps the k highest, sorted, ties to the lowest id", "[sampling][filters]") {
+TEST_CASE("TopK keeps the k highest sorted with ties to the lowest id", "[sampling][filters]") {
   const std::vector<float> logits = {1.0f, 3.0f, 2.0f, 3.0f, -1.0f, 2.0f, 0.5f};
   SECTION("k = 3 with a tie at the cut") {
     Candidates c = Make(logits);
@@ -74,7 +74,7 @@ TEST_CASE("TopK keeps the k highest, sorted, ties to the lowest id", "[sampling]
   }
 }
 
-TEST_CASE("Softmax matches exp(l - max) / sum", "[sampling][filters]") {
+TEST_CASE("Softmax matches exp of l - max over the sum", "[sampling][filters]") {
   Candidates c = Make({0.0f, 1.0f, 2.0f, -kInf});
   Softmax(c);
   const double z = 1 + std::exp(1.0) + std::exp(2.0);
@@ -145,7 +145,7 @@ TEST_CASE("MinP keeps p >= min_p * p_max and keeps the order", "[sampling][filte
   CHECK(Ids(s) == std::vector<int32_t>{2, 0});  // sorted input stays sorted
 }
 
-TEST_CASE("Temperature scales logits; t <= 0 keeps only the argmax", "[sampling][filters]") {
+TEST_CASE("Temperature scales logits and t <= 0 keeps only the argmax", "[sampling][filters]") {
   Candidates c = Make({1.0f, -2.0f, 4.0f});
   Temperature(c, 0.5f);
   CHECK(c.data[0].logit == 2.0f);
@@ -175,7 +175,7 @@ TEST_CASE("ArgMax is the highest logit with the lowest id on ties", "[sampling][
   CHECK(ArgMax(Make({-kInf, -3.f})) == 1);
 }
 
-TEST_CASE("Penalties follow llama.cpp's formula", "[sampling][filters]") {
+TEST_CASE("Penalties follow the llama.cpp formula", "[sampling][filters]") {
   Candidates c = Make({2.0f, -2.0f, 0.0f, 3.0f, 1.0f});
   const std::vector<TokenCount> counts = {{0, 1}, {1, 2}, {2, 3}, {7, 5}};  // 7 is not a candidate
   ApplyPenalties(c, counts, 2.0f, 0.5f, 0.25f);

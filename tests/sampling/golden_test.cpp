@@ -129,11 +129,11 @@ TEST_CASE("Penalties match the numpy transcription of llama.cpp", "[sampling][go
   CHECK(RunGolden("penalties_numpy.json") >= 8);
 }
 
-TEST_CASE("Filters, chain and seeded draws match the numpy transcription of llama.cpp", "[sampling][golden]") {
+TEST_CASE("Filters and chain and seeded draws match the numpy transcription of llama.cpp", "[sampling][golden]") {
   CHECK(RunGolden("filters_numpy.json") >= 40);
 }
 
-TEST_CASE("Filters, chain and seeded draws match llama.cpp (llama-cpp-python)", "[sampling][golden]") {
+TEST_CASE("Filters and chain and seeded draws match llama.cpp via llama-cpp-python", "[sampling][golden]") {
   if (!fs::exists(GoldenDir() / "llama_cpp.json")) {
     WARN("SKIP: tests/golden/sampling/llama_cpp.json not generated yet (tests/oracles/sampler_llama_cpp.py)");
     return;

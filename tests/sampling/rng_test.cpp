@@ -19,7 +19,7 @@ TEST_CASE("Rng is the standard MT19937", "[sampling][rng]") {
   CHECK(a.NextU32() == c.NextU32());
 }
 
-TEST_CASE("NextUniform is in [0, 1) and equals two outputs / 2^64", "[sampling][rng]") {
+TEST_CASE("NextUniform is in 0..1 and equals two outputs over 2^64", "[sampling][rng]") {
   Rng r(123), raw(123);
   for (int i = 0; i < 1000; ++i) {
     const double u = r.NextUniform();
@@ -31,7 +31,7 @@ TEST_CASE("NextUniform is in [0, 1) and equals two outputs / 2^64", "[sampling][
 }
 
 #ifdef __GLIBCXX__
-TEST_CASE("NextUniform matches libstdc++'s uniform_real_distribution (llama.cpp's draw)", "[sampling][rng]") {
+TEST_CASE("NextUniform matches libstdc++ uniform_real_distribution as llama.cpp draws", "[sampling][rng]") {
   for (uint32_t seed : {0u, 42u, 4294967295u}) {
     Rng r(seed);
     std::mt19937 eng(seed);

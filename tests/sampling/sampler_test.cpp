@@ -79,7 +79,7 @@ TEST_CASE("Invalid params give named errors", "[sampling][sampler]") {
   CHECK(ValidateSamplingParams(SamplingParams::Greedy()).ok());
 }
 
-TEST_CASE("Defaults are llama.cpp's", "[sampling][sampler]") {
+TEST_CASE("Defaults are those of llama.cpp", "[sampling][sampler]") {
   SamplingParams p;
   CHECK(p.temperature == 0.8f);
   CHECK(p.top_k == 40);
@@ -93,7 +93,7 @@ TEST_CASE("Defaults are llama.cpp's", "[sampling][sampler]") {
   CHECK_FALSE(p.greedy());
 }
 
-TEST_CASE("Same seed reproduces, another seed differs, Reset restarts", "[sampling][sampler]") {
+TEST_CASE("Same seed reproduces and another seed differs and Reset restarts", "[sampling][sampler]") {
   SamplingParams p = Wide();
   p.seed = 1234;
   const auto a = Run(p, 200), b = Run(p, 200);
@@ -125,7 +125,7 @@ TEST_CASE("A failed Sample leaves the PRNG untouched", "[sampling][sampler]") {
   for (int i = 0; i < 10; ++i) CHECK(*a->Sample(good) == *b->Sample(good));
 }
 
-TEST_CASE("Greedy picks the argmax, lowest id on ties, whatever the seed", "[sampling][sampler]") {
+TEST_CASE("Greedy picks the argmax with the lowest id on ties whatever the seed", "[sampling][sampler]") {
   const std::vector<float> logits = {0.5f, 2.0f, -1.0f, 2.0f, 1.9f};
   for (uint32_t seed : {0u, 1u, 99u}) {
     for (float t : {0.0f, -0.5f}) {

@@ -75,7 +75,7 @@ TEST_CASE("Stop string inside one piece", "[sampling][stop]") {
   CHECK(o.feeds_after_stop == 1);
 }
 
-TEST_CASE("Stop string split across pieces is held back, then cut", "[sampling][stop]") {
+TEST_CASE("Stop string split across pieces is held back then cut", "[sampling][stop]") {
   auto m = StopMatcher::Create({"</answer>"});
   StopResult r = m->Feed("42</");
   CHECK(r.text == "42");  // "</" could start the stop string
@@ -124,7 +124,7 @@ TEST_CASE("Overlapping prefixes and self-overlap", "[sampling][stop]") {
   CHECK(o.stop_index == 1);
 }
 
-TEST_CASE("Several stop strings, the first to appear wins", "[sampling][stop]") {
+TEST_CASE("Several stop strings and the first to appear wins", "[sampling][stop]") {
   Outcome o = Stream({"\n\n", "User:", "###"}, {"Sure.", " User", ":", " hi\n\n"});
   CHECK(o.emitted == "Sure. ");
   CHECK(o.stop_index == 1);
