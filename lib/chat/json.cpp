@@ -151,6 +151,40 @@ class Dumper {
   std::string item_sep_, key_sep_;
 };
 
+// simdjson refuses integers beyond 64 bits (tokenizer_config.json's
+// model_max_length is often 1000000000000000019884624838656); Python reads them as
+// ints. Such literals (outside strings) get a ".0" so they load as floats.
+std::string WidenHugeIntegers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    if ((c >= '0' && c <= '9') || c == '-') {
+      size_t j = i + (c == '-');
+      while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+      bool plain_int = j == text.size() || (text[j] != '.' && text[j] != 'e' && text[j] != 'E');
+      out.append(text.substr(i, j - i));
+      if (plain_int && j - i > 18) out += ".0";
+      i = j - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<Value> ParseJson(std::string_view text, std::string_view what) {
@@ -158,6 +192,12 @@ absl::StatusOr<Value> ParseJson(std::string_view text, std::string_view what) {
   simdjson::padded_string padded(text);
   simdjson::dom::element root;
   auto err = parser.parse(padded).get(root);
+  std::string widened;
+  if (err == simdjson::NUMBER_OUT_OF_RANGE || err == simdjson::NUMBER_ERROR) {
+    widened = WidenHugeIntegers(text);
+    padded = simdjson::padded_string(widened);
+    err = parser.parse(padded).get(root);
+  }
   if (err) return absl::InvalidArgumentError(absl::StrCat(std::string(what), ": invalid JSON: ", std::string(simdjson::error_message(err))));
   return FromElement(root);
 }

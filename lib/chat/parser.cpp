@@ -10,6 +10,10 @@
 namespace uaii::jinja {
 namespace {
 
+// Deeper nesting than this (parentheses, `not`, inline ifs, blocks) is refused so
+// that parsing and rendering never run out of stack; real templates nest < 20 deep.
+constexpr int kMaxNesting = 256;
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
@@ -21,6 +25,14 @@ class Parser {
   }
 
  private:
+  struct Nest {
+    explicit Nest(Parser& p) : p(p) {
+      if (++p.nesting_ > kMaxNesting) p.Fail("template nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+    }
+    ~Nest() { --p.nesting_; }
+    Parser& p;
+  };
+
   // ---- token helpers ----
   const Token& Cur() const { return t_[p_]; }
   const Token& Peek(size_t k = 1) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
@@ -125,6 +137,7 @@ class Parser {
   }
 
   StmtPtr ParseStatement() {
+    Nest nest(*this);
     if (Cur().type != Tok::kName) Fail("tag name expected");
     std::string tag = Cur().text;
     block_stack_.push_back(tag);
@@ -379,6 +392,7 @@ class Parser {
   ExprPtr ParseExpression(bool with_condexpr) { return with_condexpr ? ParseCondExpr() : ParseOr(); }
 
   ExprPtr ParseCondExpr() {
+    Nest nest(*this);
     ExprPtr e = ParseOr();
     while (SkipName("if")) {
       auto c = Make(ExprKind::kCondExpr);
@@ -409,6 +423,7 @@ class Parser {
     return e;
   }
   ExprPtr ParseNot() {
+    Nest nest(*this);
     if (IsName("not")) {
       auto e = Make(ExprKind::kNot);
       Next();
@@ -474,6 +489,7 @@ class Parser {
     return e;
   }
   ExprPtr ParseUnary(bool with_filter) {
+    Nest nest(*this);
     ExprPtr e;
     if (IsOp("-") || IsOp("+")) {
       e = Make(IsOp("-") ? ExprKind::kNeg : ExprKind::kPos);
@@ -672,6 +688,7 @@ class Parser {
   std::vector<Token> t_;
   size_t p_ = 0;
   int loop_depth_ = 0;
+  int nesting_ = 0;
   std::vector<std::string> block_stack_{"template"};
 };
 

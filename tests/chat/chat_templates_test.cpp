@@ -1,0 +1,93 @@
+// The real chat templates (/work/shared/data/tokenizers/*/tokenizer_config.json)
+// rendered by uaii must equal jinja2's renders in HF's environment
+// (tests/golden/chat/<model>.json, made by tests/oracles/chat_template_goldens.py),
+// including the cases where the template raises.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "chat/chat_template.h"
+#include "test_util.h"
+
+using namespace uaii;
+using namespace uaii::jinja;
+using namespace uaii::jinja::testing;
+
+namespace {
+
+void CheckModel(const std::string& model) {
+  std::string golden_path = SourceDir() + "/tests/golden/chat/" + model + ".json";
+  std::string dir = SharedDir() + "/data/tokenizers/" + model;
+  if (!FileExists(dir + "/tokenizer_config.json")) {
+    WARN("SKIP: " << dir << " is absent");
+    return;
+  }
+  auto golden = ParseJson(ReadFile(golden_path), golden_path);
+  REQUIRE(golden.ok());
+  auto templates = chat::LoadModelTemplates(dir);
+  INFO(templates.status().message());
+  REQUIRE(templates.ok());
+  const Value* bos = Field(*golden, "bos_token");
+  const Value* eos = Field(*golden, "eos_token");
+  CHECK(templates->bos_token.value_or("<none>") == (bos->is_string() ? bos->str : "<none>"));
+  CHECK(templates->eos_token.value_or("<none>") == (eos->is_string() ? eos->str : "<none>"));
+  RenderOptions opts;
+  opts.fixed_time = Field(*golden, "strftime_now_epoch")->as_int();
+  const Value* cases = Field(*golden, "cases");
+  REQUIRE(cases);
+  REQUIRE(cases->list->size() >= 7);
+  for (const Value& c : *cases->list) {
+    chat::ChatRequest req;
+    req.messages = *Field(c, "messages");
+    if (const Value* t = Field(c, "tools")) req.tools = *t;
+    req.add_generation_prompt = Truthy(*Field(c, "add_generation_prompt"));
+    if (const Value* t = Field(c, "enable_thinking")) req.enable_thinking = Truthy(*t);
+    req.bos_token = templates->bos_token;
+    req.eos_token = templates->eos_token;
+    auto source = chat::SelectTemplate(*templates, req.tools.has_value());
+    REQUIRE(source.ok());
+    auto out = chat::RenderChat(*source, req, opts);
+    INFO(model << " / " << Field(c, "name")->str);
+    if (const Value* want = Field(c, "output")) {
+      INFO("uaii: " << (out.ok() ? *out : std::string(out.status().message())));
+      REQUIRE(out.ok());
+      CHECK(*out == want->str);
+    } else {
+      const Value& err = *Field(c, "error");
+      std::string want_err = Field(err, "type")->str + ": " + Field(err, "message")->str;
+      INFO("want error: " << want_err);
+      REQUIRE_FALSE(out.ok());
+      CHECK(std::string(out.status().message()).find(want_err) != std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gemma3 chat template matches jinja2", "[chat]") { CheckModel("gemma3"); }
+TEST_CASE("llama3 chat template matches jinja2", "[chat]") { CheckModel("llama3"); }
+TEST_CASE("llama3_1 chat template matches jinja2", "[chat]") { CheckModel("llama3_1"); }
+TEST_CASE("qwen3 chat template matches jinja2", "[chat]") { CheckModel("qwen3"); }
+
+TEST_CASE("every committed chat golden has a test", "[chat]") {
+  for (const auto& e : std::filesystem::directory_iterator(SourceDir() + "/tests/golden/chat")) {
+    std::string stem = e.path().stem().string();
+    if (stem == "jinja_snippets") continue;
+    INFO(stem);
+    CHECK((stem == "gemma3" || stem == "llama3" || stem == "llama3_1" || stem == "qwen3"));
+  }
+}
+
+TEST_CASE("a tokenizer_config without chat_template fails with a clear error", "[chat]") {
+  std::string dir = SharedDir() + "/data/tokenizers/llama2";
+  if (!FileExists(dir + "/tokenizer_config.json")) {
+    WARN("SKIP: " << dir << " is absent");
+    return;
+  }
+  auto t = chat::LoadModelTemplates(dir);
+  INFO(t.status().message());
+  REQUIRE(t.ok());
+  auto s = chat::SelectTemplate(*t, false);
+  REQUIRE_FALSE(s.ok());
+  CHECK(std::string(s.status().message()).find("tokenizer_config.json has no chat template") != std::string::npos);
+}
