@@ -33,10 +33,6 @@ absl::Status FillCandidates(std::span<const float> logits, Candidates& out) {
 void ApplyPenalties(Candidates& c, std::span<const TokenCount> counts, float repeat,
                     float frequency, float presence) {
   if (counts.empty()) return;
-  // Candidates are usually the whole vocabulary in id order (penalties come
-  // first in the chain), so index by id directly when that holds.
-  const bool identity = !c.data.empty() && c.data.front().id == 0 &&
-                        c.data.back().id == static_cast<int32_t>(c.data.size()) - 1;
   auto penalize = [&](TokenData& t, int32_t count) {
     // llama.cpp: dividing a negative logit would make the token more likely,
     // so negative (and zero) logits are multiplied instead.
@@ -47,17 +43,17 @@ void ApplyPenalties(Candidates& c, std::span<const TokenCount> counts, float rep
     }
     t.logit -= static_cast<float>(count) * frequency + static_cast<float>(count > 0) * presence;
   };
-  if (identity) {
-    for (const TokenCount& tc : counts) {
-      if (tc.id >= 0 && static_cast<size_t>(tc.id) < c.data.size()) penalize(c.data[tc.id], tc.count);
+  for (const TokenCount& tc : counts) {
+    // Penalties come first in the chain, so the array is usually the whole
+    // vocabulary in id order and the token sits at index id; otherwise search.
+    if (tc.id >= 0 && static_cast<size_t>(tc.id) < c.data.size() && c.data[tc.id].id == tc.id) {
+      penalize(c.data[tc.id], tc.count);
+      continue;
     }
-  } else {
     for (TokenData& t : c.data) {
-      for (const TokenCount& tc : counts) {
-        if (tc.id == t.id) {
-          penalize(t, tc.count);
-          break;
-        }
+      if (t.id == tc.id) {
+        penalize(t, tc.count);
+        break;
       }
     }
   }

@@ -55,7 +55,7 @@ struct TokenCount {
 // id has count c > 0 in the window:
 //   logit = logit <= 0 ? logit * repeat : logit / repeat
 //   logit -= c * frequency + presence
-// Leaves the array unsorted. `counts` ids need not be sorted; ids that are not
+// Leaves the array unsorted. `counts` ids must be distinct (any order); ids that are not
 // candidates are ignored.
 void ApplyPenalties(Candidates& c, std::span<const TokenCount> counts, float repeat,
                     float frequency, float presence);

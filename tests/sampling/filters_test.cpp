@@ -211,3 +211,14 @@ TEST_CASE("DrawIndex inverts the CDF in array order", "[sampling][filters]") {
   CHECK(DrawIndex(i, 0.25) == 0);
   CHECK(DrawIndex(i, 0.75) == 2);
 }
+
+TEST_CASE("Penalties find tokens in a permuted array", "[sampling][filters]") {
+  Candidates c = Make({1.0f, 2.0f, 3.0f, 4.0f});
+  std::swap(c.data[1], c.data[2]);  // ids 0 2 1 3: front and back still look like identity
+  const std::vector<TokenCount> counts = {{1, 1}, {3, 2}};
+  ApplyPenalties(c, counts, 1.0f, 1.0f, 0.0f);
+  CHECK(c.data[0].logit == 1.0f);
+  CHECK(c.data[1].logit == 3.0f);  // id 2 untouched
+  CHECK(c.data[2].logit == 1.0f);  // id 1: 2 - 1
+  CHECK(c.data[3].logit == 2.0f);  // id 3: 4 - 2
+}
