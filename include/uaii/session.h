@@ -1,0 +1,72 @@
+// uaii::Session: one conversation's state over a Model — the KV cache and position —
+// with chunked prefill, single-token decode and greedy generation.
+//
+// Prefill is row-exact: a prompt row's logits are bit-identical whether the prompt
+// is evaluated at once, in chunks, or token by token.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "uaii/model.h"
+
+namespace uaii {
+
+struct SessionOptions {
+  int threads = 0;             // <= 0: physical cores
+  int64_t max_context = 4096;  // KV cache positions (clamped to the model's training context)
+  int64_t prefill_chunk = 512; // tokens per forward pass during prefill
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> Create(std::shared_ptr<const Model> model,
+                                                         const SessionOptions& options = {});
+  ~Session();
+
+  // Appends `tokens` at positions n_past().. and runs them in chunks of prefill_chunk.
+  // With all_logits, returns [tokens.size(), n_vocab] logits; else only the last row's.
+  // On error the session keeps its previous position.
+  absl::StatusOr<std::vector<float>> Eval(std::span<const TokenId> tokens, bool all_logits = false);
+  // Eval of one token; returns its logits [n_vocab].
+  absl::StatusOr<std::vector<float>> Decode(TokenId token) { return Eval({&token, 1}); }
+
+  int64_t n_past() const;
+  int64_t max_context() const;
+  // Forgets positions >= n (0 clears everything).
+  void Truncate(int64_t n);
+  const Model& model() const;
+
+  struct Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Greedy decoding (argmax, lowest id on ties, as llama.cpp's greedy sampler).
+struct GenerateOptions {
+  int64_t max_tokens = 128;
+};
+enum class StopReason { kEndOfGeneration, kMaxTokens, kContextFull };
+struct GenerateResult {
+  std::vector<TokenId> tokens;  // generated ids (the end-of-generation token excluded)
+  StopReason stop = StopReason::kMaxTokens;
+  int64_t prompt_tokens = 0;
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+};
+// Prefills `prompt`, then decodes greedily; `on_token` (may be null) sees each id as
+// it is produced and may return false to stop.
+absl::StatusOr<GenerateResult> GenerateGreedy(Session& session, std::span<const TokenId> prompt,
+                                              const GenerateOptions& options,
+                                              const std::function<bool(TokenId)>& on_token = nullptr);
+
+// Index of the largest logit (lowest index on ties).
+TokenId ArgMax(std::span<const float> logits);
+
+}  // namespace uaii

@@ -1,0 +1,30 @@
+// The family table: which architectures (GGUF `general.architecture`) uaii builds,
+// and the builder for each. Adding a family = one row here + one builder file.
+#pragma once
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+#include "models/spec.h"
+
+namespace uaii::models {
+
+using BuildFn = absl::StatusOr<ir::Graph> (*)(const ModelSpec&);
+
+struct Family {
+  std::string_view arch;     // GGUF general.architecture
+  BuildFn build;
+  std::string_view summary;  // what the family adds over the plain decoder
+};
+
+const Family* FindFamily(std::string_view arch);
+
+// Builds the forward graph for `spec`. Inputs: "tokens" I32 [T], "positions" I32 [T];
+// output: "logits" F32 [R, n_vocab]. Unsupported architectures name the supported ones.
+absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec);
+
+// Builders (one file each).
+absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& spec);
+absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& spec);
+
+}  // namespace uaii::models

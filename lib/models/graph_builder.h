@@ -1,0 +1,43 @@
+// GraphBuilder: the small vocabulary family builders compose graphs with. It declares
+// weights from the ModelSpec's tensor table (as `file#tensor` references), declares
+// each op's output with the shape the registry infers, and remembers the first error
+// (a missing tensor names itself) so builders read top to bottom without checks.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+#include "models/spec.h"
+
+namespace uaii::models {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const ModelSpec& spec);
+
+  const ModelSpec& spec() const { return spec_; }
+  // A required weight; records "tensor NAME missing" when the file lacks it.
+  std::string Weight(const std::string& name);
+  // An optional weight: "" when the file lacks it.
+  std::string OptionalWeight(const std::string& name);
+  std::string Input(const std::string& name, TensorType dtype, ir::Shape shape);
+
+  // Appends an op; its output is named `out` and gets the inferred shape.
+  std::string Op(const std::string& type, std::vector<std::string> inputs, const std::string& out,
+                 std::map<std::string, ir::AttrValue> attrs = {});
+  const ir::Shape& ShapeOf(const std::string& tensor) const;
+
+  void Meta(const std::string& key, const std::string& value) { graph_.metadata.emplace_back(key, value); }
+  // Validates and returns the graph, or the first error.
+  absl::StatusOr<ir::Graph> Finish(std::vector<std::string> outputs);
+
+ private:
+  const ModelSpec& spec_;
+  ir::Graph graph_;
+  std::map<std::string, size_t> index_;
+  absl::Status status_;
+};
+
+}  // namespace uaii::models

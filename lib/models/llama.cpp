@@ -1,0 +1,35 @@
+// Llama / Mistral: pre-norm decoder, RoPE "norm" (adjacent pairs), GQA, SwiGLU.
+// Mirrors llama.cpp's llm_build_llama.
+#include <cmath>
+
+#include "models/blocks.h"
+#include "models/families.h"
+#include "util/str_cat.h"
+
+namespace uaii::models {
+
+absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& s) {
+  GraphBuilder b(s);
+  std::string tokens = b.Input("tokens", TensorType::I32, {ir::kDimTokens});
+  std::string positions = b.Input("positions", TensorType::I32, {ir::kDimTokens});
+  std::string x = EmbedTokens(b, tokens);
+  AttentionConfig attn;
+  attn.rope_mode = "norm";
+  attn.rope_base = s.rope_freq_base;
+  attn.kq_scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim_k));
+  attn.window = s.sliding_window;  // Mistral v0.1 carries one; 0 elsewhere
+  for (int il = 0; il < s.n_layer; ++il) {
+    std::string p = StrCat("blk.", il, ".");
+    std::string h = RmsNorm(b, x, b.Weight(p + "attn_norm.weight"), p + "attn_in");
+    h = SelfAttention(b, il, h, positions, attn);
+    std::string ffn_in = b.Op("add", {h, x}, p + "ffn_inp");
+    h = RmsNorm(b, ffn_in, b.Weight(p + "ffn_norm.weight"), p + "ffn_in");
+    h = GatedFfn(b, il, h, "swiglu");
+    x = b.Op("add", {h, ffn_in}, p + "out");
+  }
+  OutputHead(b, x, s.final_logit_softcap);
+  b.Meta("architecture", s.arch);
+  return b.Finish({"logits"});
+}
+
+}  // namespace uaii::models

@@ -1,0 +1,96 @@
+#include "models/spec.h"
+
+#include <algorithm>
+
+#include "util/str_cat.h"
+
+namespace uaii::models {
+namespace {
+
+// Optional integer key: `dflt` when absent, an error when present with a wrong type.
+absl::StatusOr<int64_t> OptInt(const gguf::File& f, const std::string& key, int64_t dflt) {
+  if (!f.Find(key)) return dflt;
+  return f.GetInt(key);
+}
+absl::StatusOr<double> OptFloat(const gguf::File& f, const std::string& key, double dflt) {
+  if (!f.Find(key)) return dflt;
+  return f.GetFloat(key);
+}
+
+}  // namespace
+
+const SpecTensor* ModelSpec::Find(const std::string& name) const {
+  auto it = tensors.find(name);
+  return it == tensors.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
+  ModelSpec s;
+  auto arch = f.GetString("general.architecture");
+  if (!arch.ok()) return arch.status();
+  s.arch = std::string(*arch);
+  s.file = f.path();
+  const std::string a = s.arch + ".";
+
+#define UAII_REQ_INT(field, key)                                            \
+  {                                                                         \
+    auto v = f.GetInt(a + key);                                             \
+    if (!v.ok()) return v.status();                                         \
+    if (*v <= 0)                                                            \
+      return absl::InvalidArgumentError(                                    \
+          StrCat(f.path(), ": GGUF metadata ", a, key, " = ", *v, " must be positive")); \
+    s.field = *v;                                                           \
+  }
+  UAII_REQ_INT(n_embd, "embedding_length");
+  UAII_REQ_INT(n_layer, "block_count");
+  UAII_REQ_INT(n_ff, "feed_forward_length");
+  UAII_REQ_INT(n_head, "attention.head_count");
+#undef UAII_REQ_INT
+#define UAII_OPT(field, fn, key, dflt)         \
+  {                                            \
+    auto v = fn(f, a + key, dflt);             \
+    if (!v.ok()) return v.status();            \
+    s.field = *v;                              \
+  }
+  UAII_OPT(n_head_kv, OptInt, "attention.head_count_kv", s.n_head);
+  UAII_OPT(head_dim_k, OptInt, "attention.key_length", s.n_embd / s.n_head);
+  UAII_OPT(head_dim_v, OptInt, "attention.value_length", s.head_dim_k);
+  UAII_OPT(n_rot, OptInt, "rope.dimension_count", s.head_dim_k);
+  UAII_OPT(n_ctx_train, OptInt, "context_length", 2048);
+  UAII_OPT(rms_eps, OptFloat, "attention.layer_norm_rms_epsilon", 1e-5);
+  UAII_OPT(rope_freq_base, OptFloat, "rope.freq_base", 10000.0);
+  UAII_OPT(sliding_window, OptInt, "attention.sliding_window", 0);
+  UAII_OPT(final_logit_softcap, OptFloat, "final_logit_softcapping", 0.0);
+  UAII_OPT(attn_logit_softcap, OptFloat, "attn_logit_softcapping", 0.0);
+#undef UAII_OPT
+  if (s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
+    return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", a, "attention.head_count_kv = ",
+                                             s.n_head_kv, " does not divide head_count ", s.n_head));
+  if (f.Find(a + "rope.scaling.type")) {
+    auto type = f.GetString(a + "rope.scaling.type");
+    if (!type.ok()) return type.status();
+    if (*type == "linear") {
+      auto factor = f.GetFloat(a + "rope.scaling.factor");
+      if (!factor.ok()) return factor.status();
+      if (*factor > 0) s.rope_freq_scale = 1.0 / *factor;
+    } else if (*type != "none") {
+      return absl::UnimplementedError(StrCat(f.path(), ": GGUF metadata ", a, "rope.scaling.type = '",
+                                             std::string(*type), "' is not supported yet"));
+    }
+  }
+  for (const auto& t : f.tensors()) {
+    SpecTensor st;
+    st.dtype = static_cast<TensorType>(t.type_id);
+    for (auto it = t.dims.rbegin(); it != t.dims.rend(); ++it) st.shape.push_back(static_cast<int64_t>(*it));
+    st.offset = t.offset;
+    st.bytes = t.bytes;
+    s.tensors[t.name] = std::move(st);
+  }
+  const SpecTensor* embd = s.Find("token_embd.weight");
+  if (!embd || embd->shape.size() != 2)
+    return absl::InvalidArgumentError(StrCat(f.path(), ": tensor token_embd.weight is missing or not 2-D"));
+  s.n_vocab = embd->shape[0];
+  return s;
+}
+
+}  // namespace uaii::models

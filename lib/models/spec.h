@@ -1,0 +1,50 @@
+// ModelSpec: what a family builder needs from a model file — the architecture, typed
+// hyper-parameters (GGUF `<arch>.*` keys) and the tensor table. Built from an open
+// GGUF file; no weight bytes are read.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "formats/gguf_file.h"
+#include "formats/tensor_type.h"
+
+namespace uaii::models {
+
+struct SpecTensor {
+  TensorType dtype = TensorType::F32;
+  std::vector<int64_t> shape;  // outermost first (GGUF dims reversed): a weight is [out, in]
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct ModelSpec {
+  std::string arch;   // general.architecture
+  std::string file;   // path of the weights file, for `file#tensor` references
+  int64_t n_vocab = 0;
+  int64_t n_embd = 0;
+  int64_t n_layer = 0;
+  int64_t n_ff = 0;
+  int64_t n_head = 0;
+  int64_t n_head_kv = 0;
+  int64_t head_dim_k = 0;      // attention.key_length, default n_embd / n_head
+  int64_t head_dim_v = 0;      // attention.value_length, default head_dim_k
+  int64_t n_rot = 0;           // rope.dimension_count, default head_dim_k
+  int64_t n_ctx_train = 0;     // context_length
+  double rms_eps = 1e-5;       // attention.layer_norm_rms_epsilon
+  double rope_freq_base = 10000.0;
+  double rope_freq_scale = 1.0;  // 1 / rope.scaling.factor for linear scaling
+  int64_t sliding_window = 0;    // attention.sliding_window, 0 = none
+  double final_logit_softcap = 0;  // final_logit_softcapping, 0 = none
+  double attn_logit_softcap = 0;   // attn_logit_softcapping, 0 = none
+  std::map<std::string, SpecTensor> tensors;
+
+  const SpecTensor* Find(const std::string& name) const;
+};
+
+// Reads hyper-parameters and the tensor table. Errors name the key and value.
+absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f);
+
+}  // namespace uaii::models

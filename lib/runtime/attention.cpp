@@ -1,0 +1,77 @@
+#include "runtime/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "formats/fp16.h"
+#include "kernels/vec_dot.h"
+
+namespace uaii::runtime {
+namespace {
+
+kernels::VecDotFn F16Dot() {
+  static const kernels::VecDotFn fn = [] {
+    kernels::VecDotFn f = kernels::CpuHasAvx2() ? kernels::VecDotAvx2(TensorType::F16) : nullptr;
+    return f ? f : kernels::VecDotRef(TensorType::F16);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+void Attention(KvCache& cache, const AttentionParams& p, const float* q, const float* k, const float* v,
+               const int32_t* pos, int64_t T, float* out, ThreadPool* pool) {
+  const KvLayerShape& s = cache.shape(p.layer);
+  const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
+  const int64_t group = Hq / Hkv;
+  // 1. Store K and V (f16) at their positions.
+  int32_t max_pos = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    const int64_t c = pos[t];
+    max_pos = std::max(max_pos, pos[t]);
+    uint16_t* kc = cache.K(p.layer, c);
+    for (int64_t i = 0; i < Hkv * D; ++i) kc[i] = Fp32ToFp16(k[t * Hkv * D + i]);
+    for (int64_t h = 0; h < Hkv; ++h)
+      for (int64_t d = 0; d < Dv; ++d) cache.Vt(p.layer, h, d)[c] = Fp32ToFp16(v[(t * Hkv + h) * Dv + d]);
+  }
+  const auto dot = F16Dot();
+  // 2. One task per (row, head).
+  auto run = [&](int64_t begin, int64_t end) {
+    std::vector<uint16_t> q16(D);
+    std::vector<float> w;
+    std::vector<uint16_t> w16;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t t = task / Hq, h = task % Hq, hk = h / group;
+      const int64_t qp = pos[t];
+      // Cells [0, n): a multiple of 32 covering qp; padded cells hold zeros and are masked.
+      const int64_t n = (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign;
+      w.assign(n, -std::numeric_limits<float>::infinity());
+      w16.assign(n, 0);
+      const float* qr = q + (t * Hq + h) * D;
+      for (int64_t i = 0; i < D; ++i) q16[i] = Fp32ToFp16(qr[i]);
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j <= qp; ++j) {
+        if (p.window > 0 && qp - j >= p.window) continue;
+        float sj = dot(cache.K(p.layer, j) + hk * D, q16.data(), D) * p.scale;
+        if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+        w[j] = sj;
+        mx = std::max(mx, sj);
+      }
+      double sum = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        const float e = w[j] == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(w[j] - mx);
+        w[j] = e;
+        sum += static_cast<double>(e);
+      }
+      const float inv = static_cast<float>(1.0 / sum);
+      for (int64_t j = 0; j < n; ++j) w16[j] = Fp32ToFp16(w[j] * inv);
+      float* o = out + (t * Hq + h) * Dv;
+      for (int64_t d = 0; d < Dv; ++d) o[d] = dot(cache.Vt(p.layer, hk, d), w16.data(), n);
+    }
+  };
+  if (pool) pool->ParallelFor(T * Hq, run);
+  else run(0, T * Hq);
+}
+
+}  // namespace uaii::runtime

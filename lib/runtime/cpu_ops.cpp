@@ -1,0 +1,96 @@
+#include "runtime/cpu_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "formats/fp16.h"
+
+namespace uaii::runtime {
+
+void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(xr[i] * xr[i]);
+    const float mean = static_cast<float>(sum / static_cast<double>(n));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] * scale;
+    if (w)
+      for (int64_t i = 0; i < n; ++i) yr[i] = yr[i] * w[i];
+  }
+}
+
+void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
+          float freq_base, float freq_scale, const float* factors, bool neox) {
+  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
+  std::vector<float> cs(n_dims);  // cos, sin per pair
+  for (int64_t t = 0; t < T; ++t) {
+    float theta = static_cast<float>(pos[t]);
+    for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+      const float ff = factors ? factors[i0 / 2] : 1.0f;
+      const float th = freq_scale * (theta / ff);
+      cs[i0] = std::cos(th);
+      cs[i0 + 1] = std::sin(th);
+      theta *= theta_scale;
+    }
+    for (int64_t h = 0; h < heads; ++h) {
+      float* v = x + (t * heads + h) * dim;
+      for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+        const float c = cs[i0], s = cs[i0 + 1];
+        const int64_t a = neox ? i0 / 2 : i0;
+        const int64_t b = neox ? i0 / 2 + n_dims / 2 : i0 + 1;
+        const float x0 = v[a], x1 = v[b];
+        v[a] = x0 * c - x1 * s;
+        v[b] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+namespace {
+float GeluTanh(float x) {
+  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  constexpr float kCoefA = 0.044715f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoefA * x * x)));
+}
+
+// gelu over every f16 value, rounded back to f16: ggml's GGML_GELU_FP16 table.
+const std::vector<uint16_t>& GeluTable() {
+  static const std::vector<uint16_t> table = [] {
+    std::vector<uint16_t> t(1 << 16);
+    for (uint32_t i = 0; i < t.size(); ++i) t[i] = Fp32ToFp16(GeluTanh(Fp16ToFp32(static_cast<uint16_t>(i))));
+    return t;
+  }();
+  return table;
+}
+}  // namespace
+
+float GeluF16Table(float x) {
+  if (x <= -10.0f) return 0.0f;
+  if (x >= 10.0f) return x;
+  return Fp16ToFp32(GeluTable()[Fp32ToFp16(x)]);
+}
+
+float Silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+void Swiglu(const float* gate, const float* up, int64_t n, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = Silu(gate[i]) * up[i];
+}
+
+void Geglu(const float* gate, const float* up, int64_t n, float* y) {
+  const auto& table = GeluTable();
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    if (g <= -10.0f) y[i] = 0.0f;
+    else if (g >= 10.0f) y[i] = g * up[i];
+    else y[i] = Fp16ToFp32(table[Fp32ToFp16(g)]) * up[i];
+  }
+}
+
+void Softcap(float* x, int64_t n, float cap) {
+  for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
+}
+
+}  // namespace uaii::runtime

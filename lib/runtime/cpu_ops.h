@@ -1,0 +1,29 @@
+// CPU element-wise and row operators, following ggml's CPU semantics so logits match
+// llama.cpp: float math, reductions in double where ggml uses ggml_float. All rows are
+// independent (a row's result never depends on the batch it came in).
+#pragma once
+#include <cstdint>
+
+namespace uaii::runtime {
+
+// y[r] = x[r] * (1 / sqrtf(mean(x[r]^2) + eps)) [* w]   (ggml_rms_norm, then ggml_mul)
+// x, y: [rows, n]; w: [n] or null. y may alias x.
+void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* y);
+
+// Rotary embedding in place on x [T, heads, dim]; the first n_dims of each head rotate.
+// theta_i = pos * freq_scale * base^(-2i/n_dims) / factor_i, computed as ggml does
+// (theta multiplied by powf(base, -2/n_dims) per pair, in float).
+//   neox = false ("norm"): pairs (2i, 2i+1);  neox = true: pairs (i, i + n_dims/2).
+void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
+          float freq_base, float freq_scale, const float* factors, bool neox);
+
+// GELU (tanh form) through ggml's f16 table: x rounded to f16, gelu in float, result
+// rounded to f16 (GGML_GELU_FP16); |x| >= 10 short-cuts as ggml does.
+float GeluF16Table(float x);
+float Silu(float x);  // x / (1 + expf(-x))
+
+void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
+void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up
+void Softcap(float* x, int64_t n, float cap);                          // cap * tanhf(x / cap)
+
+}  // namespace uaii::runtime

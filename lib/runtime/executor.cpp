@@ -1,0 +1,239 @@
+#include "runtime/executor.h"
+
+#include <cstring>
+#include <map>
+
+#include "ir/validate.h"
+#include "runtime/attention.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/linear.h"
+#include "util/str_cat.h"
+
+namespace uaii::runtime {
+
+enum class Kind {
+  kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
+  kAttention, kOutputRows
+};
+
+struct Executor::Step {
+  Kind kind;
+  std::string name;
+  std::vector<int> in;       // slots, -1 = absent
+  int out = -1;
+  float f = 0;               // eps / scale / cap / freq_base
+  float f2 = 1;              // freq_scale
+  int64_t n_dims = 0;
+  bool neox = false;
+  AttentionParams attn;
+  std::vector<int> release;  // slots whose last use is this step
+};
+
+Executor::~Executor() = default;
+
+namespace {
+
+const std::map<std::string, Kind>& Kinds() {
+  static const std::map<std::string, Kind> k = {
+      {"embed", Kind::kEmbed},     {"rms_norm", Kind::kRmsNorm}, {"matmul", Kind::kMatMul},
+      {"add", Kind::kAdd},         {"mul", Kind::kMul},          {"scale", Kind::kScale},
+      {"softcap", Kind::kSoftcap}, {"silu", Kind::kSilu},        {"gelu", Kind::kGelu},
+      {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
+      {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows}};
+  return k;
+}
+
+int64_t Numel(const ir::Shape& s, int64_t T, int64_t R) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d == ir::kDimTokens ? T : d == ir::kDimRows ? R : d;
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, const WeightSet& weights) {
+  auto order = ir::Validate(g);
+  if (!order.ok()) return order.status();
+  std::unique_ptr<Executor> ex(new Executor());
+  std::map<std::string, int> slot;
+  for (const auto& t : g.tensors) {
+    slot[t.name] = static_cast<int>(ex->shapes_.size());
+    ex->shapes_.push_back(t.shape);
+    const BoundWeight* w = nullptr;
+    if (t.weight) {
+      w = weights.Find(t.name);
+      if (!w) return absl::FailedPreconditionError(StrCat("weight ", t.name, " is not bound"));
+    }
+    ex->weight_.push_back(w);
+  }
+  auto need = [&](const std::string& n) -> absl::StatusOr<int> {
+    if (!slot.count(n)) return absl::InvalidArgumentError(StrCat("graph lacks tensor '", n, "'"));
+    return slot[n];
+  };
+  auto tok = need("tokens");
+  auto pos = need("positions");
+  auto logits = need("logits");
+  if (!tok.ok()) return tok.status();
+  if (!pos.ok()) return pos.status();
+  if (!logits.ok()) return logits.status();
+  ex->tokens_slot_ = *tok;
+  ex->positions_slot_ = *pos;
+  ex->logits_slot_ = *logits;
+  ex->out_cols_ = ex->shapes_[*logits].back();
+
+  std::vector<int> last_use(ex->shapes_.size(), -1);
+  for (size_t oi : *order) {
+    const ir::Op& op = g.ops[oi];
+    auto kit = Kinds().find(op.type);
+    if (kit == Kinds().end())
+      return absl::UnimplementedError(StrCat("op '", op.name, "' (", op.type, ") has no CPU implementation"));
+    Step s;
+    s.kind = kit->second;
+    s.name = op.name;
+    for (const auto& n : op.inputs) s.in.push_back(n.empty() ? -1 : slot[n]);
+    s.out = slot[op.outputs[0]];
+    // Weights read element-wise must be f32; matmul/embed weights may be packed.
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      const BoundWeight* w = s.in[k] >= 0 ? ex->weight_[s.in[k]] : nullptr;
+      const bool packed_ok = (s.kind == Kind::kMatMul && k == 1) || (s.kind == Kind::kEmbed && k == 0);
+      if (w && !packed_ok && w->type != TensorType::F32)
+        return absl::UnimplementedError(StrCat("op '", op.name, "' reads weight ", op.inputs[k], " as ",
+                                               TensorTypeName(static_cast<uint32_t>(w->type)),
+                                               "; element-wise weights must be F32"));
+      if (!w && packed_ok)
+        return absl::UnimplementedError(StrCat("op '", op.name, "' needs a weight as input ", k));
+    }
+    switch (s.kind) {
+      case Kind::kRmsNorm: s.f = static_cast<float>(op.Float("eps")); break;
+      case Kind::kScale: s.f = static_cast<float>(op.Float("scale")); break;
+      case Kind::kSoftcap: s.f = static_cast<float>(op.Float("cap")); break;
+      case Kind::kRope:
+        s.f = static_cast<float>(op.Float("freq_base"));
+        s.f2 = static_cast<float>(op.Float("freq_scale", 1.0));
+        s.n_dims = op.Int("n_dims");
+        s.neox = op.Str("mode") == "neox";
+        break;
+      case Kind::kAttention: {
+        const ir::Shape& q = ex->shapes_[s.in[0]];
+        const ir::Shape& k = ex->shapes_[s.in[1]];
+        const ir::Shape& v = ex->shapes_[s.in[2]];
+        s.attn.layer = static_cast<int>(op.Int("layer"));
+        s.attn.n_head = q[1];
+        s.attn.scale = static_cast<float>(op.Float("scale"));
+        s.attn.window = op.Int("window", 0);
+        s.attn.softcap = static_cast<float>(op.Float("softcap", 0.0));
+        if (ex->kv_layers_.size() <= static_cast<size_t>(s.attn.layer)) ex->kv_layers_.resize(s.attn.layer + 1);
+        auto& kl = ex->kv_layers_[s.attn.layer];
+        if (kl.n_head_kv && (kl.n_head_kv != k[1] || kl.head_dim_k != k[2] || kl.head_dim_v != v[2]))
+          return absl::InvalidArgumentError(StrCat("attention layer ", s.attn.layer, " is used with two shapes"));
+        kl = KvLayerShape{k[1], k[2], v[2]};
+        break;
+      }
+      default: break;
+    }
+    for (int in : s.in)
+      if (in >= 0) last_use[in] = static_cast<int>(ex->steps_.size());
+    ex->steps_.push_back(std::move(s));
+  }
+  for (size_t sl = 0; sl < last_use.size(); ++sl)
+    if (last_use[sl] >= 0 && !ex->weight_[sl] && static_cast<int>(sl) != ex->logits_slot_)
+      ex->steps_[last_use[sl]].release.push_back(static_cast<int>(sl));
+  for (const auto& kl : ex->kv_layers_)
+    if (!kl.n_head_kv) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
+  return ex;
+}
+
+absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
+                           const std::vector<int64_t>& rows, KvCache& cache, ThreadPool* pool,
+                           std::vector<float>* out) const {
+  const int64_t R = static_cast<int64_t>(rows.size());
+  for (int64_t r : rows)
+    if (r < 0 || r >= T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", T));
+  for (int64_t t = 0; t < T; ++t)
+    if (positions[t] < 0 || positions[t] >= cache.n_ctx())
+      return absl::OutOfRangeError(StrCat("position ", positions[t], " outside the context of ", cache.n_ctx()));
+  using Buf = std::shared_ptr<std::vector<float>>;
+  std::vector<Buf> buf(shapes_.size());
+  auto F = [&](int sl) -> const float* {
+    return weight_[sl] ? reinterpret_cast<const float*>(weight_[sl]->data) : buf[sl]->data();
+  };
+  auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
+  for (const Step& s : steps_) {
+    const int64_t n = numel(s.out);
+    if (s.kind == Kind::kReshape) {
+      buf[s.out] = buf[s.in[0]];
+    } else {
+      buf[s.out] = std::make_shared<std::vector<float>>(n);
+    }
+    float* y = buf[s.out]->data();
+    const int64_t cols = shapes_[s.out].empty() ? 1 : shapes_[s.out].back();
+    absl::Status st;
+    switch (s.kind) {
+      case Kind::kEmbed: st = EmbedRows(*weight_[s.in[0]], tokens, T, y); break;
+      case Kind::kRmsNorm: {
+        const int64_t c = shapes_[s.in[0]].back();
+        RmsNorm(F(s.in[0]), s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr, n / c, c, s.f, y);
+        break;
+      }
+      case Kind::kMatMul: {
+        const int64_t k = shapes_[s.in[0]].back();
+        st = Linear(*weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y, pool);
+        break;
+      }
+      case Kind::kAdd:
+      case Kind::kMul: {
+        const float* a = F(s.in[0]);
+        const float* b = F(s.in[1]);
+        const int64_t nb = numel(s.in[1]);
+        if (s.kind == Kind::kAdd)
+          for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i % nb];
+        else
+          for (int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i % nb];
+        break;
+      }
+      case Kind::kScale: {
+        const float* a = F(s.in[0]);
+        for (int64_t i = 0; i < n; ++i) y[i] = a[i] * s.f;
+        break;
+      }
+      case Kind::kSoftcap:
+        std::memcpy(y, F(s.in[0]), n * sizeof(float));
+        Softcap(y, n, s.f);
+        break;
+      case Kind::kSilu: {
+        const float* a = F(s.in[0]);
+        for (int64_t i = 0; i < n; ++i) y[i] = Silu(a[i]);
+        break;
+      }
+      case Kind::kGelu: {
+        const float* a = F(s.in[0]);
+        for (int64_t i = 0; i < n; ++i) y[i] = GeluF16Table(a[i]);
+        break;
+      }
+      case Kind::kSwiglu: Swiglu(F(s.in[0]), F(s.in[1]), n, y); break;
+      case Kind::kGeglu: Geglu(F(s.in[0]), F(s.in[1]), n, y); break;
+      case Kind::kReshape: break;
+      case Kind::kRope: {
+        const ir::Shape& xs = shapes_[s.in[0]];
+        std::memcpy(y, F(s.in[0]), n * sizeof(float));
+        const float* factors = s.in.size() > 2 && s.in[2] >= 0 ? F(s.in[2]) : nullptr;
+        Rope(y, positions, T, xs[1], xs[2], s.n_dims, s.f, s.f2, factors, s.neox);
+        break;
+      }
+      case Kind::kAttention:
+        Attention(cache, s.attn, F(s.in[0]), F(s.in[1]), F(s.in[2]), positions, T, y, pool);
+        break;
+      case Kind::kOutputRows: {
+        const float* a = F(s.in[0]);
+        for (int64_t r = 0; r < R; ++r) std::memcpy(y + r * cols, a + rows[r] * cols, cols * sizeof(float));
+        break;
+      }
+    }
+    if (!st.ok()) return absl::Status(st.code(), StrCat("op '", s.name, "': ", std::string(st.message())));
+    for (int sl : s.release) buf[sl].reset();
+  }
+  *out = std::move(*buf[logits_slot_]);
+  return absl::OkStatus();
+}
+
+}  // namespace uaii::runtime

@@ -1,0 +1,18 @@
+// Weight-side operators on bound (packed, memory-mapped) weights.
+#pragma once
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "kernels/thread_pool.h"
+#include "runtime/weights.h"
+
+namespace uaii::runtime {
+
+// y [batch, out] = x [batch, in] . W^T with W [out, in] packed in its file type.
+// Delegates to the kernels' MatMul (ggml's activation formats and f32 order).
+absl::Status Linear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool);
+
+// y [n, cols] = rows `ids` of W [rows, cols], dequantized (ggml_get_rows).
+absl::Status EmbedRows(const BoundWeight& w, const int32_t* ids, int64_t n, float* y);
+
+}  // namespace uaii::runtime

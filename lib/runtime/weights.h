@@ -1,0 +1,37 @@
+// Binds a graph's weight TensorRefs (`file#tensor`) to bytes in memory-mapped GGUF
+// files. Nothing is copied: a BoundWeight points into the mapping, which the
+// WeightSet keeps alive. Each reference is re-checked against the file it names
+// (type, shape, size), so a graph that disagrees with its file fails to bind.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "formats/gguf_file.h"
+#include "ir/graph.h"
+
+namespace uaii::runtime {
+
+struct BoundWeight {
+  TensorType type = TensorType::F32;
+  std::vector<int64_t> shape;   // outermost first
+  const uint8_t* data = nullptr;
+  uint64_t bytes = 0;
+  uint64_t row_bytes = 0;       // bytes of one innermost row
+};
+
+class WeightSet {
+ public:
+  // `open` holds files already opened by the caller (keyed by path); others are opened.
+  static absl::StatusOr<std::unique_ptr<WeightSet>> Bind(
+      const ir::Graph& g, std::map<std::string, std::shared_ptr<const gguf::File>> open = {});
+  const BoundWeight* Find(const std::string& tensor_name) const;
+
+ private:
+  std::map<std::string, std::shared_ptr<const gguf::File>> files_;
+  std::map<std::string, BoundWeight> weights_;
+};
+
+}  // namespace uaii::runtime

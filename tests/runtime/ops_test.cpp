@@ -1,0 +1,106 @@
+// CPU operators against their formulas (ggml semantics), and attention against a
+// direct computation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "formats/fp16.h"
+#include "runtime/attention.h"
+#include "runtime/cpu_ops.h"
+
+using namespace uaii;
+using namespace uaii::runtime;
+
+TEST_CASE("ops: rms_norm") {
+  std::vector<float> x = {1, 2, 3, 4, -1, 0, 0, 1}, w = {1, 0.5f, 2, 1}, y(8);
+  RmsNorm(x.data(), w.data(), 2, 4, 1e-6f, y.data());
+  const float s0 = 1.0f / std::sqrt(30.0f / 4 + 1e-6f);
+  CHECK(y[0] == Approx(1 * s0));
+  CHECK(y[1] == Approx(2 * s0 * 0.5f));
+  CHECK(y[2] == Approx(3 * s0 * 2));
+  const float s1 = 1.0f / std::sqrt(2.0f / 4 + 1e-6f);
+  CHECK(y[4] == Approx(-s1));
+  CHECK(y[7] == Approx(s1));
+}
+
+TEST_CASE("ops: rope norm and neox rotate the right pairs") {
+  const int64_t D = 4;
+  std::vector<float> a = {1, 0, 1, 0}, b = a;
+  int32_t pos = 1;
+  Rope(a.data(), &pos, 1, 1, D, D, 10000.f, 1.f, nullptr, /*neox=*/false);
+  // pair (0,1) at theta = 1, pair (2,3) at theta = 10000^(-1/2)
+  CHECK(a[0] == Approx(std::cos(1.0f)));
+  CHECK(a[1] == Approx(std::sin(1.0f)));
+  CHECK(a[2] == Approx(std::cos(0.01f)));
+  CHECK(a[3] == Approx(std::sin(0.01f)));
+  Rope(b.data(), &pos, 1, 1, D, D, 10000.f, 1.f, nullptr, /*neox=*/true);
+  // pairs (0,2) at theta = 1 and (1,3) at 0.01: x = (1,0,1,0)
+  CHECK(b[0] == Approx(std::cos(1.0f) - std::sin(1.0f)));
+  CHECK(b[2] == Approx(std::sin(1.0f) + std::cos(1.0f)));
+  CHECK(b[1] == Approx(0.0f).margin(1e-7));
+  // position 0 is the identity
+  std::vector<float> c = {0.3f, -2, 5, 7};
+  int32_t zero = 0;
+  auto c0 = c;
+  Rope(c.data(), &zero, 1, 1, D, D, 10000.f, 1.f, nullptr, true);
+  CHECK(c == c0);
+}
+
+TEST_CASE("ops: gelu through the f16 table, silu") {
+  for (float x : {-12.f, -3.f, -0.5f, 0.f, 0.1f, 1.f, 2.5f, 11.f}) {
+    const float ref = 0.5f * x * (1.0f + std::tanh(0.7978845608f * x * (1.0f + 0.044715f * x * x)));
+    CHECK(GeluF16Table(x) == Approx(ref).margin(2e-3));
+  }
+  CHECK(GeluF16Table(-10.5f) == 0.0f);
+  CHECK(GeluF16Table(10.5f) == 10.5f);
+  CHECK(Silu(0.0f) == 0.0f);
+  CHECK(Silu(2.0f) == Approx(2.0f / (1.0f + std::exp(-2.0f))));
+  float g[2] = {1, -1}, u[2] = {2, 3}, y[2];
+  Geglu(g, u, 2, y);
+  CHECK(y[0] == Approx(GeluF16Table(1) * 2));
+  Swiglu(g, u, 2, y);
+  CHECK(y[1] == Approx(Silu(-1) * 3));
+  float c[2] = {100, -0.01f};
+  Softcap(c, 2, 30);
+  CHECK(c[0] == Approx(30 * std::tanh(100.0f / 30)));
+}
+
+TEST_CASE("ops: attention matches a direct GQA softmax with causal and sliding masks") {
+  const int64_t T = 9, Hq = 4, Hkv = 2, D = 8, window = 4;
+  std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
+  uint32_t seed = 7;
+  auto rnd = [&] { seed = seed * 1664525u + 1013904223u; return ((seed >> 8) / float(1 << 24)) * 2 - 1; };
+  for (auto* a : {&q, &k, &v})
+    for (auto& x : *a) x = rnd();
+  std::vector<int32_t> pos(T);
+  for (int t = 0; t < T; ++t) pos[t] = t;
+  for (int64_t win : {int64_t{0}, window}) {
+    KvCache cache({{Hkv, D, D}}, 64);
+    AttentionParams p{0, Hq, 0.35f, win, 0};
+    std::vector<float> out(T * Hq * D);
+    Attention(cache, p, q.data(), k.data(), v.data(), pos.data(), T, out.data(), nullptr);
+    auto r16 = [](float x) { return Fp16ToFp32(Fp32ToFp16(x)); };
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t h = 0; h < Hq; ++h) {
+        const int64_t hk = h / (Hq / Hkv);
+        std::vector<double> s;
+        double mx = -1e30;
+        for (int64_t j = 0; j <= t; ++j) {
+          double d = 0;
+          for (int64_t i = 0; i < D; ++i) d += r16(q[(t * Hq + h) * D + i]) * r16(k[(j * Hkv + hk) * D + i]);
+          d *= 0.35;
+          if (win && t - j >= win) d = -INFINITY;
+          s.push_back(d);
+          mx = std::max(mx, d);
+        }
+        double sum = 0;
+        for (auto& e : s) sum += (e = std::exp(e - mx));
+        for (int64_t d = 0; d < D; ++d) {
+          double o = 0;
+          for (int64_t j = 0; j <= t; ++j) o += s[j] / sum * r16(v[(j * Hkv + hk) * D + d]);
+          CHECK(out[(t * Hq + h) * D + d] == Approx(o).margin(2e-3));
+        }
+      }
+  }
+}

@@ -1,0 +1,116 @@
+// Session on the tiny fixtures and the default model: loading errors, and row-exact
+// prefill (a row's logits are bit-identical at once, chunked, or token by token).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "loaders/model_locator.h"
+#include "uaii/session.h"
+
+using namespace uaii;
+
+namespace {
+
+std::string Tiny(const std::string& name) { return std::string(UAII_FIXTURE_DIR) + "/tiny/" + name; }
+
+std::vector<TokenId> TinyPrompt() {
+  std::ifstream in(Tiny("prompt.txt"));
+  return {std::istream_iterator<TokenId>(in), std::istream_iterator<TokenId>()};
+}
+
+std::shared_ptr<const Model> LoadOrFail(const std::string& path) {
+  if (!std::filesystem::exists(path)) FAIL("missing " << path << " (run tests/fixtures/make_tiny_models.py)");
+  auto m = Model::Load(path);
+  INFO(m.status().ToString());
+  REQUIRE(m.ok());
+  return *m;
+}
+
+// Logits of every prompt row with the given chunk size (0: one token per Eval call).
+std::vector<float> AllRows(std::shared_ptr<const Model> m, const std::vector<TokenId>& prompt, int64_t chunk,
+                           int threads = 2) {
+  SessionOptions o;
+  o.threads = threads;
+  o.max_context = 256;
+  o.prefill_chunk = chunk > 0 ? chunk : 1;
+  auto s = Session::Create(m, o);
+  REQUIRE(s.ok());
+  std::vector<float> all;
+  if (chunk > 0) {
+    auto r = (*s)->Eval(prompt, /*all_logits=*/true);
+    REQUIRE(r.ok());
+    all = *r;
+  } else {
+    for (TokenId t : prompt) {
+      auto r = (*s)->Decode(t);
+      REQUIRE(r.ok());
+      all.insert(all.end(), r->begin(), r->end());
+    }
+  }
+  return all;
+}
+
+void CheckRowExact(const std::string& path, const std::vector<TokenId>& prompt) {
+  auto m = LoadOrFail(path);
+  auto once = AllRows(m, prompt, 512);
+  REQUIRE(once.size() == prompt.size() * m->info().n_vocab);
+  CHECK(std::all_of(once.begin(), once.end(), [](float x) { return std::isfinite(x); }));
+  for (int64_t chunk : {int64_t{7}, int64_t{0}}) {
+    auto other = AllRows(m, prompt, chunk, chunk == 7 ? 1 : 2);
+    REQUIRE(other.size() == once.size());
+    INFO(path << " chunk " << chunk);
+    CHECK(std::memcmp(other.data(), once.data(), once.size() * sizeof(float)) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("session: tiny models are row-exact across chunkings") {
+  auto prompt = TinyPrompt();
+  REQUIRE(prompt.size() == 64);
+  for (std::string fam : {"llama", "gemma3"})
+    for (std::string ty : {"f32", "f16", "q8_0", "q4_0", "q4_k"}) CheckRowExact(Tiny("tiny-" + fam + "-" + ty + ".gguf"), prompt);
+}
+
+TEST_CASE("session: eval errors leave the session usable") {
+  auto m = LoadOrFail(Tiny("tiny-llama-f16.gguf"));
+  SessionOptions o;
+  o.max_context = 8;
+  auto s = Session::Create(m, o);
+  REQUIRE(s.ok());
+  std::vector<TokenId> bad = {5, 6, 99999};
+  auto r = (*s)->Eval(bad);
+  REQUIRE_FALSE(r.ok());
+  CHECK(std::string(r.status().message()).find("99999") != std::string::npos);
+  CHECK((*s)->n_past() == 0);
+  std::vector<TokenId> too_long(9, 5);
+  CHECK_FALSE((*s)->Eval(too_long).ok());
+  auto ok = (*s)->Eval(std::vector<TokenId>{5, 6, 7});
+  REQUIRE(ok.ok());
+  CHECK((*s)->n_past() == 3);
+  (*s)->Truncate(1);
+  CHECK((*s)->n_past() == 1);
+}
+
+TEST_CASE("session: load errors name the cause") {
+  auto r = Model::Load(std::string(UAII_FIXTURE_DIR) + "/does-not-exist.gguf");
+  REQUIRE_FALSE(r.ok());
+  CHECK(std::string(r.status().message()).find("does-not-exist.gguf") != std::string::npos);
+}
+
+TEST_CASE("session: default model is row-exact") {
+  auto path = ResolveModelPath("");
+  if (!path.ok()) {
+    WARN("SKIP default model: " << path.status().message());
+    return;
+  }
+  auto m = LoadOrFail(*path);
+  auto ids = m->tokenizer().Encode("The capital of France is Paris. The capital of Germany is");
+  REQUIRE(ids.ok());
+  CheckRowExact(*path, *ids);
+}
