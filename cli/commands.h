@@ -5,5 +5,6 @@
 namespace uaii::cli {
 
 int RunInspect(int argc, char** argv);
+int RunGenerate(int argc, char** argv);
 
 }  // namespace uaii::cli

@@ -15,6 +15,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"inspect", uaii::cli::RunInspect, "describe a model file: format, hyper-parameters, tensors, tokenizer"},
+    {"generate", uaii::cli::RunGenerate, "greedy text continuation of a prompt"},
 };
 
 int Usage(FILE* out) {
