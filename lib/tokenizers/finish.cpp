@@ -11,12 +11,17 @@ namespace {
 
 // Pieces that end generation when they are special tokens (llama.cpp's list, built
 // from token text because GGUF files carry no per-token EOG flag).
-constexpr std::string_view kEogPieces[] = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>",
-    "<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
-};
-
 }  // namespace
+
+const std::vector<std::string_view>& tok::EogPieces() {
+  static const std::vector<std::string_view> k = {
+      "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+      "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+      "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+      "<\xEF\xBD\x9Cend\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "[e~[",
+  };
+  return k;
+}
 
 absl::Status Tokenizer::Impl::Finish() {
   vocab.BuildIndex();
@@ -57,7 +62,7 @@ absl::Status Tokenizer::Impl::Finish() {
   add_eog(special.eos);
   add_eog(special.eot);
   add_eog(special.eom);
-  for (std::string_view p : kEogPieces) {
+  for (std::string_view p : tok::EogPieces()) {
     const TokenId id = vocab.Find(p);
     if (id != kNoToken && vocab.types[id] == TokenType::kControl) add_eog(id);
   }

@@ -127,6 +127,16 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& f) {
   impl->bpe.unk = s.unk;
   impl->ascii_strip = true;
 
+  // llama.cpp forces end-of-generation texts to CONTROL, except a </s> that is a
+  // normal token in vocabularies with <|tool_response> (Gemma 4) or <|plamo:eos|>.
+  {
+    const bool normal_s = v.Find("<|tool_response>") != kNoToken || v.Find("<|plamo:eos|>") != kNoToken;
+    for (std::string_view p : EogPieces()) {
+      const TokenId id = v.Find(p);
+      if (id == kNoToken) continue;
+      v.types[id] = (normal_s && p == "</s>") ? TokenType::kNormal : TokenType::kControl;
+    }
+  }
   // Special-token cache: control, user-defined and unknown tokens; only
   // user-defined ones are matched without parse_special.
   std::string name;

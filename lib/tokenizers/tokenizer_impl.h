@@ -113,6 +113,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::st
                                                                      const std::string& config);
 absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadSentencePiece(const std::string& path,
                                                                      const std::string& config);
+// Token texts that end generation (llama.cpp's list; GGUF files carry no EOG flag).
+const std::vector<std::string_view>& EogPieces();
 // tokenizer_config.json: add_bos_token / add_eos_token / bos_token / eos_token.
 absl::Status ApplyTokenizerConfig(const std::string& path, Tokenizer::Impl& impl);
 }  // namespace tok

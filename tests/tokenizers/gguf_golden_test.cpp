@@ -84,7 +84,10 @@ TEST_CASE("default model GGUF vocabulary gives llama.cpp ids", "[tokenizers][ggu
     CHECK(*plain == uaii::testing::IdsOf(c["ids"]));
     auto special = t.Encode(text, {.parse_special = true, .add_special = true});
     REQUIRE(special.ok());
-    CHECK(*special == uaii::testing::IdsOf(c["ids_special"]));
+    auto want = uaii::testing::IdsOf(c["ids_special"]);
+    // uaii never doubles BOS where llama.cpp does (it warns about it).
+    if (want.size() >= 2 && want[0] == want[1] && want[0] == t.special_ids().bos) want.erase(want.begin());
+    CHECK(*special == want);
   }
   const std::string big = uaii::testing::BigText(doc["big"]);
   auto ids = t.Encode(big, {.parse_special = false, .add_special = false});
