@@ -6,52 +6,13 @@
 #include "commands.h"
 #include "formats/gguf_file.h"
 #include "loaders/gguf_summary.h"
+#include "loaders/hf_loader.h"
+#include "loaders/hf_summary.h"
 #include "loaders/model_locator.h"
 #include "util/json_writer.h"
 
 namespace uaii::cli {
 namespace {
-
-std::string SummaryJson(const GgufSummary& s) {
-  JsonWriter w(2);
-  w.BeginObject();
-  w.Key("path").String(s.path);
-  w.Key("format").String("gguf");
-  w.Key("gguf_version").Uint(s.gguf_version);
-  w.Key("file_bytes").Uint(s.file_bytes);
-  w.Key("alignment").Uint(s.alignment);
-  w.Key("architecture").String(s.architecture);
-  w.Key("name").String(s.name);
-  if (s.file_type >= 0) w.Key("file_type").Int(s.file_type);
-  w.Key("hyperparameters").BeginObject();
-  for (const auto& [k, v] : s.hyperparameters_json) w.Key(k).Raw(v);
-  w.EndObject();
-  w.Key("tensors").BeginObject();
-  w.Key("count").Uint(s.tensor_count);
-  w.Key("by_type").BeginObject();
-  for (const auto& [t, n] : s.tensors_by_type) w.Key(t).Uint(n);
-  w.EndObject();
-  w.Key("total_bytes").Uint(s.total_tensor_bytes);
-  w.Key("largest").BeginObject().Key("name").String(s.largest_tensor).Key("bytes").Uint(s.largest_tensor_bytes).EndObject();
-  w.EndObject();
-  w.Key("tokenizer").BeginObject();
-  w.Key("model").String(s.tokenizer_model);
-  w.Key("pre").String(s.tokenizer_pre);
-  w.Key("vocab_size").Int(s.vocab_size);
-  w.Key("end_of_generation").BeginArray();
-  for (const auto& t : s.end_of_generation)
-    w.BeginObject().Key("id").Int(t.id).Key("piece").String(t.piece).Key("source").String(t.source).EndObject();
-  w.EndArray();
-  w.EndObject();
-  w.Key("chat_template").BeginObject();
-  w.Key("present").Bool(s.has_chat_template);
-  w.Key("named").BeginArray();
-  for (const auto& n : s.named_chat_templates) w.String(n);
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  return w.str();
-}
 
 void PrintText(const GgufSummary& s) {
   std::printf("file:          %s (%llu bytes)\n", s.path.c_str(), (unsigned long long)s.file_bytes);
@@ -88,6 +49,16 @@ int RunInspect(int argc, char** argv) {
     std::fprintf(stderr, "uaii inspect: %s\n", std::string(path.status().message()).c_str());
     return 1;
   }
+  if (hf::IsHfDirectory(*path)) {  // a Hugging Face directory (config.json + safetensors)
+    auto model = hf::LoadHfModel(*path);
+    if (!model.ok()) {
+      std::fprintf(stderr, "uaii inspect: %s\n", std::string(model.status().message()).c_str());
+      return 1;
+    }
+    if (args->has("--json")) std::printf("%s\n", hf::SummaryJson(*model).c_str());
+    else hf::PrintSummary(*model, stdout);
+    return 0;
+  }
   auto file = gguf::File::Open(*path);
   if (!file.ok()) {
     std::fprintf(stderr, "uaii inspect: %s\n", std::string(file.status().message()).c_str());
@@ -99,7 +70,7 @@ int RunInspect(int argc, char** argv) {
     return 1;
   }
   if (args->has("--json")) {
-    std::printf("%s\n", SummaryJson(*summary).c_str());
+    std::printf("%s\n", SummaryToJson(*summary).c_str());
   } else {
     PrintText(*summary);
   }

@@ -181,4 +181,45 @@ absl::StatusOr<GgufSummary> SummarizeGguf(const gguf::File& file) {
   return s;
 }
 
+std::string SummaryToJson(const GgufSummary& s) {
+  JsonWriter w(2);
+  w.BeginObject();
+  w.Key("path").String(s.path);
+  w.Key("format").String("gguf");
+  w.Key("gguf_version").Uint(s.gguf_version);
+  w.Key("file_bytes").Uint(s.file_bytes);
+  w.Key("alignment").Uint(s.alignment);
+  w.Key("architecture").String(s.architecture);
+  w.Key("name").String(s.name);
+  if (s.file_type >= 0) w.Key("file_type").Int(s.file_type);
+  w.Key("hyperparameters").BeginObject();
+  for (const auto& [k, v] : s.hyperparameters_json) w.Key(k).Raw(v);
+  w.EndObject();
+  w.Key("tensors").BeginObject();
+  w.Key("count").Uint(s.tensor_count);
+  w.Key("by_type").BeginObject();
+  for (const auto& [t, n] : s.tensors_by_type) w.Key(t).Uint(n);
+  w.EndObject();
+  w.Key("total_bytes").Uint(s.total_tensor_bytes);
+  w.Key("largest").BeginObject().Key("name").String(s.largest_tensor).Key("bytes").Uint(s.largest_tensor_bytes).EndObject();
+  w.EndObject();
+  w.Key("tokenizer").BeginObject();
+  w.Key("model").String(s.tokenizer_model);
+  w.Key("pre").String(s.tokenizer_pre);
+  w.Key("vocab_size").Int(s.vocab_size);
+  w.Key("end_of_generation").BeginArray();
+  for (const auto& t : s.end_of_generation)
+    w.BeginObject().Key("id").Int(t.id).Key("piece").String(t.piece).Key("source").String(t.source).EndObject();
+  w.EndArray();
+  w.EndObject();
+  w.Key("chat_template").BeginObject();
+  w.Key("present").Bool(s.has_chat_template);
+  w.Key("named").BeginArray();
+  for (const auto& n : s.named_chat_templates) w.String(n);
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  return w.str();
+}
+
 }  // namespace uaii

@@ -41,6 +41,9 @@ absl::Status ValidateCoreHyperParameters(const gguf::File& file);
 
 absl::StatusOr<GgufSummary> SummarizeGguf(const gguf::File& file);
 
+// The `uaii inspect --json` document (docs/json/inspect.schema.json), indented.
+std::string SummaryToJson(const GgufSummary& s);
+
 // A metadata value as JSON (strings escaped, arrays nested; long arrays included whole).
 std::string ValueToJson(const gguf::Value& v);
 
