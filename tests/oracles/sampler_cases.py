@@ -83,7 +83,7 @@ def build_cases():
         ("wide_unsorted", params(top_k=0, top_p=1.0, min_p=0.0, temperature=1.0), 7),
         ("penalized", params(repeat_penalty=1.3, presence_penalty=0.5, frequency_penalty=0.2, penalty_last_n=8,
                              temperature=1.2, top_k=20, top_p=0.9, min_p=0.01), 123456),
-        ("top_p_only", params(top_k=0, top_p=0.8, min_p=0.0, temperature=0.9), 4294967295),
+        ("top_p_only", params(top_k=0, top_p=0.8, min_p=0.0, temperature=0.9), 4294967294),  # 0xFFFFFFFF means "random" in llama.cpp
         ("greedy", params(temperature=0.0, repeat_penalty=1.5), 1),
     ]
     for name, p, seed in draw_params:
