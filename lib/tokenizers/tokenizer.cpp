@@ -258,7 +258,8 @@ std::string Tokenizer::Decode(std::span<const TokenId> ids, bool skip_special) c
 
 size_t Tokenizer::vocab_size() const { return impl_->vocab.size(); }
 std::string_view Tokenizer::Piece(TokenId id) const {
-  return id >= 0 && static_cast<size_t>(id) < impl_->vocab.size() ? impl_->vocab.pieces[id] : "";
+  if (id < 0 || static_cast<size_t>(id) >= impl_->vocab.size()) return {};
+  return impl_->vocab.pieces[id];
 }
 TokenId Tokenizer::PieceToId(std::string_view piece) const { return impl_->vocab.Find(piece); }
 TokenType Tokenizer::Type(TokenId id) const {
@@ -266,8 +267,8 @@ TokenType Tokenizer::Type(TokenId id) const {
                                                                   : TokenType::kUndefined;
 }
 std::string_view Tokenizer::TokenBytes(TokenId id) const {
-  return id >= 0 && static_cast<size_t>(id) < impl_->token_bytes.size() ? impl_->token_bytes[id]
-                                                                        : "";
+  if (id < 0 || static_cast<size_t>(id) >= impl_->token_bytes.size()) return {};
+  return impl_->token_bytes[id];
 }
 const SpecialIds& Tokenizer::special_ids() const { return impl_->special; }
 const std::vector<TokenId>& Tokenizer::end_of_generation_ids() const { return impl_->eog; }
