@@ -5,6 +5,7 @@
 namespace uaii::cli {
 
 int RunInspect(int argc, char** argv);
+int RunTemplate(int argc, char** argv);
 int RunGenerate(int argc, char** argv);
 
 }  // namespace uaii::cli

@@ -1,0 +1,108 @@
+// `uaii template [--model PATH] --messages FILE.json [--tools FILE.json] [--think | --no-think]
+//                [--no-generation-prompt] [--ids]`
+// Renders the model's chat template for a conversation, as Hugging Face's
+// apply_chat_template does, and prints the prompt (or its token ids) without
+// running the model.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "args.h"
+#include "chat/chat_template.h"
+#include "chat/json.h"
+#include "commands.h"
+#include "loaders/model_locator.h"
+#include "uaii/tokenizer.h"
+
+namespace uaii::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: uaii template [--model PATH] --messages FILE.json [--tools FILE.json]\n"
+    "                     [--think | --no-think] [--no-generation-prompt] [--ids]\n"
+    "  --messages  JSON list of OpenAI-style messages (or an object with \"messages\")\n"
+    "  --tools     JSON list of tool declarations (or an object with \"tools\")\n"
+    "  --think / --no-think  set enable_thinking (and thinking) to true / false\n"
+    "  --no-generation-prompt  add_generation_prompt = false (default true)\n"
+    "  --ids       print the prompt's token ids instead of its text\n";
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "uaii template: %s\n", msg.c_str());
+  return 1;
+}
+
+// Reads FILE.json; `key` unwraps an object such as {"messages": [...]}.
+absl::StatusOr<jinja::Value> ReadJsonList(const std::string& path, const char* what, const char* key) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::NotFoundError(std::string("cannot open ") + what + " file " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto v = jinja::ParseJson(ss.str(), std::string(what) + " file " + path);
+  if (!v.ok()) return v.status();
+  if (v->is_dict())
+    if (const jinja::Value* inner = v->dict->Find(std::string_view(key))) return *inner;
+  if (!v->is_list())
+    return absl::InvalidArgumentError(std::string(what) + " file " + path + ": expected a JSON list (or an object with \"" +
+                                      key + "\"), got " + jinja::TypeName(*v));
+  return *v;
+}
+
+}  // namespace
+
+int RunTemplate(int argc, char** argv) {
+  auto args = ParseArgs(argc, argv,
+                        {.valued = {"--model", "--messages", "--tools"},
+                         .boolean = {"--think", "--no-think", "--no-generation-prompt", "--ids", "--help"}});
+  if (!args.ok()) {
+    std::fprintf(stderr, "uaii template: %s\n%s", std::string(args.status().message()).c_str(), kUsage);
+    return 2;
+  }
+  if (args->has("--help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!args->has("--messages") || !args->positional.empty() || (args->has("--think") && args->has("--no-think"))) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  auto path = ResolveModelPath(args->get("--model"));
+  if (!path.ok()) return Fail(std::string(path.status().message()));
+
+  chat::ChatRequest req;
+  auto messages = ReadJsonList(args->get("--messages"), "messages", "messages");
+  if (!messages.ok()) return Fail(std::string(messages.status().message()));
+  req.messages = *messages;
+  if (args->has("--tools")) {
+    auto tools = ReadJsonList(args->get("--tools"), "tools", "tools");
+    if (!tools.ok()) return Fail(std::string(tools.status().message()));
+    req.tools = *tools;
+  }
+  if (args->has("--think")) req.enable_thinking = true;
+  if (args->has("--no-think")) req.enable_thinking = false;
+  req.add_generation_prompt = !args->has("--no-generation-prompt");
+
+  auto templates = chat::LoadModelTemplates(*path);
+  if (!templates.ok()) return Fail(std::string(templates.status().message()));
+  auto source = chat::SelectTemplate(*templates, req.tools.has_value());
+  if (!source.ok()) return Fail(std::string(source.status().message()));
+  req.bos_token = templates->bos_token;
+  req.eos_token = templates->eos_token;
+  auto prompt = chat::RenderChat(*source, req);
+  if (!prompt.ok()) return Fail(std::string(prompt.status().message()));
+
+  if (!args->has("--ids")) {
+    std::fwrite(prompt->data(), 1, prompt->size(), stdout);
+    return 0;
+  }
+  auto tok = Tokenizer::Load(*path);
+  if (!tok.ok()) return Fail(*path + ": cannot load the tokenizer for --ids: " + std::string(tok.status().message()));
+  // Special tokens written by the template are parsed as such; BOS is added as the
+  // tokenizer's configuration says, and never doubled when the template wrote it.
+  auto ids = (*tok)->Encode(*prompt, {.parse_special = true, .add_special = true});
+  if (!ids.ok()) return Fail(std::string(ids.status().message()));
+  for (size_t i = 0; i < ids->size(); ++i) std::printf(i ? " %d" : "%d", (*ids)[i]);
+  std::printf("\n");
+  return 0;
+}
+
+}  // namespace uaii::cli
