@@ -1,0 +1,114 @@
+#include "generation/generator.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sampling/sampler.h"
+#include "sampling/stop_matcher.h"
+#include "util/str_cat.h"
+
+namespace uaii {
+
+std::string_view GenerationStopName(GenerationStop s) {
+  switch (s) {
+    case GenerationStop::kEndOfGeneration: return "eos";
+    case GenerationStop::kMaxTokens: return "max_tokens";
+    case GenerationStop::kStopString: return "stop";
+    case GenerationStop::kCancelled: return "cancelled";
+    case GenerationStop::kContextFull: return "context_full";
+  }
+  return "unknown";
+}
+
+double GenerationResult::prefill_tokens_per_s() const {
+  return prefill_seconds > 0 ? static_cast<double>(prefilled_tokens) / prefill_seconds : 0.0;
+}
+
+double GenerationResult::decode_tokens_per_s() const {
+  return decode_seconds > 0 ? static_cast<double>(decode_steps) / decode_seconds : 0.0;
+}
+
+absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<const Model> model,
+                                                             const SessionOptions& options) {
+  auto session = Session::Create(std::move(model), options);
+  if (!session.ok()) return session.status();
+  return std::unique_ptr<Generator>(new Generator(*std::move(session)));
+}
+
+void Generator::Reset() {
+  session_->Truncate(0);
+  history_.clear();
+}
+
+absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, const TokenCallback& on_token) {
+  using Clock = std::chrono::steady_clock;
+  if (req.prompt.empty()) return absl::InvalidArgumentError("the prompt has no tokens");
+  if (req.max_tokens < 0) return absl::InvalidArgumentError(StrCat("max_tokens ", req.max_tokens, " is negative"));
+  auto sampler = sampling::Sampler::Create(req.sampling);
+  if (!sampler.ok()) return sampler.status();
+  auto stops = sampling::StopMatcher::Create(req.stop);
+  if (!stops.ok()) return stops.status();
+  const int64_t n_prompt = static_cast<int64_t>(req.prompt.size());
+  if (n_prompt > session_->max_context())
+    return absl::OutOfRangeError(StrCat("the prompt has ", n_prompt, " tokens; the context holds ",
+                                        session_->max_context()));
+
+  GenerationResult r;
+  r.prompt_tokens = n_prompt;
+  // Reuse the longest common prefix, keeping at least one token to evaluate.
+  int64_t keep = 0;
+  const int64_t limit = std::min<int64_t>(static_cast<int64_t>(history_.size()), n_prompt - 1);
+  while (keep < limit && history_[keep] == req.prompt[keep]) ++keep;
+  session_->Truncate(keep);
+  history_.resize(keep);
+  r.cached_tokens = keep;
+  r.prefilled_tokens = n_prompt - keep;
+  if (req.penalize_prompt)
+    for (TokenId t : req.prompt) sampler->Accept(t);
+
+  auto t0 = Clock::now();
+  auto logits = session_->Eval(std::span<const TokenId>(req.prompt).subspan(keep));
+  if (!logits.ok()) {
+    history_.resize(session_->n_past());
+    return logits.status();
+  }
+  history_.assign(req.prompt.begin(), req.prompt.end());
+  auto t1 = Clock::now();
+  r.prefill_seconds = std::chrono::duration<double>(t1 - t0).count();
+
+  const Model& model = session_->model();
+  StreamDecoder decoder(model.tokenizer());
+  r.stop = GenerationStop::kMaxTokens;
+  while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
+    auto next = sampler->SampleAndAccept(*logits);
+    if (!next.ok()) return next.status();
+    if (model.IsEndOfGeneration(*next)) {
+      r.stop = GenerationStop::kEndOfGeneration;
+      break;
+    }
+    r.tokens.push_back(*next);
+    sampling::StopResult released = stops->Feed(decoder.Push(*next));
+    r.text += released.text;
+    bool go_on = !on_token || on_token(*next, released.text);
+    if (released.stopped) { r.stop = GenerationStop::kStopString; break; }
+    if (!go_on) { r.stop = GenerationStop::kCancelled; break; }
+    if (static_cast<int64_t>(r.tokens.size()) >= req.max_tokens) break;
+    if (session_->n_past() >= session_->max_context()) { r.stop = GenerationStop::kContextFull; break; }
+    logits = session_->Decode(*next);
+    if (!logits.ok()) return logits.status();
+    history_.push_back(*next);
+    ++r.decode_steps;
+  }
+  if (r.stop != GenerationStop::kStopString) {
+    // Release what waited for a stop string or the rest of a UTF-8 character.
+    std::string tail = stops->Feed(decoder.Flush()).text;
+    if (!stops->stopped()) tail += stops->Flush();
+    else r.stop = GenerationStop::kStopString;
+    r.text += tail;
+    if (!tail.empty() && on_token) on_token(kNoToken, tail);
+  }
+  r.decode_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  return r;
+}
+
+}  // namespace uaii

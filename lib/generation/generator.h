@@ -1,0 +1,76 @@
+// Generator: one conversation's generation loop over a Session — prefix reuse,
+// sampling, stop strings, end-of-generation tokens and streamed UTF-8 text. The CLI
+// (`generate`, `chat`) and the C ABI all generate through it.
+//
+// Prefix reuse: the Generator remembers which tokens its Session's KV cache holds.
+// A new request whose prompt starts with those tokens evaluates only the rest (at
+// least one token, whose logits start the reply); `cached_tokens` counts the reuse.
+// Because prefill is row-exact, the reply equals a cold run's.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sampling/params.h"
+#include "uaii/session.h"
+
+namespace uaii {
+
+struct GenerationRequest {
+  std::vector<TokenId> prompt;            // the whole conversation so far, tokenized
+  int64_t max_tokens = 256;
+  sampling::SamplingParams sampling = sampling::SamplingParams::Greedy();
+  std::vector<std::string> stop;          // stop strings; never emitted
+  bool penalize_prompt = false;           // feed prompt tokens to the penalty window
+};
+
+enum class GenerationStop { kEndOfGeneration, kMaxTokens, kStopString, kCancelled, kContextFull };
+// "eos", "max_tokens", "stop", "cancelled", "context_full" (the `stop_reason` of --json).
+std::string_view GenerationStopName(GenerationStop s);
+
+struct GenerationResult {
+  std::vector<TokenId> tokens;  // generated ids, the end-of-generation token excluded
+  std::string text;             // the visible reply (cut before a stop string)
+  GenerationStop stop = GenerationStop::kMaxTokens;
+  int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;    // prompt tokens reused from the KV cache
+  int64_t prefilled_tokens = 0; // prompt tokens evaluated by this request
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+  int64_t decode_steps = 0;     // Decode calls (one per generated token after the first)
+
+  double prefill_tokens_per_s() const;
+  double decode_tokens_per_s() const;
+};
+
+// Sees each generated token with the text it releases (possibly empty: held back for
+// a stop string or an incomplete UTF-8 character). Return false to cancel.
+using TokenCallback = std::function<bool(TokenId id, std::string_view text)>;
+
+class Generator {
+ public:
+  static absl::StatusOr<std::unique_ptr<Generator>> Create(std::shared_ptr<const Model> model,
+                                                           const SessionOptions& options);
+
+  absl::StatusOr<GenerationResult> Run(const GenerationRequest& request,
+                                       const TokenCallback& on_token = nullptr);
+  // Forgets the conversation (empties the KV cache).
+  void Reset();
+
+  const Model& model() const { return session_->model(); }
+  Session& session() { return *session_; }
+  // The tokens the KV cache holds, in order.
+  const std::vector<TokenId>& history() const { return history_; }
+
+ private:
+  explicit Generator(std::unique_ptr<Session> s) : session_(std::move(s)) {}
+  std::unique_ptr<Session> session_;
+  std::vector<TokenId> history_;
+};
+
+}  // namespace uaii
