@@ -1,0 +1,102 @@
+#include "generation/chat_engine.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "chat/json.h"
+#include "util/str_cat.h"
+
+namespace uaii {
+namespace {
+
+absl::StatusOr<chat::ModelTemplates> LoadTemplates(const Model& model, const std::string& override_path) {
+  auto own = chat::LoadModelTemplates(model.info().path);
+  if (!own.ok()) return own.status();
+  if (override_path.empty()) return own;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(override_path, ec) || fs::path(override_path).filename() == "tokenizer_config.json") {
+    auto other = chat::LoadModelTemplates(override_path);
+    if (!other.ok()) return other.status();
+    // Special-token strings come from the model's own vocabulary when it has them.
+    if (own->bos_token) other->bos_token = own->bos_token;
+    if (own->eos_token) other->eos_token = own->eos_token;
+    return other;
+  }
+  std::ifstream in(override_path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("chat template ", override_path, ": cannot open"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  own->named = {{"default", ss.str()}};
+  own->origin = override_path;
+  return own;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<const Model> model,
+                                                               const ChatEngineOptions& options) {
+  std::unique_ptr<ChatEngine> e(new ChatEngine());
+  auto templates = LoadTemplates(*model, options.chat_template_path);
+  if (!templates.ok()) return templates.status();
+  if (templates->named.empty())
+    return absl::NotFoundError(StrCat(templates->origin,
+                                      " has no chat template; pass one with --chat-template FILE "
+                                      "(a .jinja file or a tokenizer_config.json)"));
+  e->templates_ = *std::move(templates);
+  auto gen = Generator::Create(std::move(model), options.session);
+  if (!gen.ok()) return gen.status();
+  e->generator_ = *std::move(gen);
+  return e;
+}
+
+absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) const {
+  chat::ChatRequest cr;
+  auto messages = jinja::ParseJson(request.messages_json, "messages");
+  if (!messages.ok()) return messages.status();
+  cr.messages = *std::move(messages);
+  if (request.tools_json) {
+    auto tools = jinja::ParseJson(*request.tools_json, "tools");
+    if (!tools.ok()) return tools.status();
+    cr.tools = *std::move(tools);
+  }
+  cr.add_generation_prompt = request.add_generation_prompt;
+  cr.enable_thinking = request.think;
+  cr.bos_token = templates_.bos_token;
+  cr.eos_token = templates_.eos_token;
+  auto source = chat::SelectTemplate(templates_, request.tools_json.has_value());
+  if (!source.ok()) return source.status();
+  return chat::RenderChat(*source, cr);
+}
+
+absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, const ChatEventCallback& on_event) {
+  auto prompt_text = Render(request);
+  if (!prompt_text.ok()) return prompt_text.status();
+  const Tokenizer& tok = generator_->model().tokenizer();
+  // The rendered prompt spells its special tokens out; BOS is not doubled when the
+  // template already wrote it.
+  auto prompt = tok.Encode(*prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
+  if (!prompt.ok()) return prompt.status();
+
+  GenerationRequest gen;
+  gen.prompt = *std::move(prompt);
+  gen.max_tokens = request.max_tokens;
+  gen.sampling = request.sampling;
+  gen.stop = request.stop;
+  ChatTurnResult result;
+  auto emit = [&](ChatEventKind kind, std::string_view text) {
+    if (text.empty()) return true;
+    if (!result.events.empty() && result.events.back().kind == kind && kind != ChatEventKind::kToolCall)
+      result.events.back().text += text;
+    else
+      result.events.push_back({kind, std::string(text)});
+    return !on_event || on_event(ChatEvent{kind, std::string(text)});
+  };
+  auto r = generator_->Run(gen, [&](TokenId, std::string_view text) { return emit(ChatEventKind::kText, text); });
+  if (!r.ok()) return r.status();
+  result.generation = *std::move(r);
+  return result;
+}
+
+}  // namespace uaii
