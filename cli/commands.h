@@ -7,5 +7,6 @@ namespace uaii::cli {
 int RunInspect(int argc, char** argv);
 int RunTemplate(int argc, char** argv);
 int RunGenerate(int argc, char** argv);
+int RunTokenize(int argc, char** argv);
 
 }  // namespace uaii::cli

@@ -17,6 +17,7 @@ constexpr Command kCommands[] = {
     {"inspect", uaii::cli::RunInspect, "describe a model file: format, hyper-parameters, tensors, tokenizer"},
     {"template", uaii::cli::RunTemplate, "render the chat template for messages (prompt text or token ids)"},
     {"generate", uaii::cli::RunGenerate, "greedy text continuation of a prompt"},
+    {"tokenize", uaii::cli::RunTokenize, "encode text to token ids or decode ids to text"},
 };
 
 int Usage(FILE* out) {
