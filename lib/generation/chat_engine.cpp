@@ -35,20 +35,25 @@ absl::StatusOr<chat::ModelTemplates> LoadTemplates(const Model& model, const std
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<const Model> model,
-                                                               const ChatEngineOptions& options) {
-  std::unique_ptr<ChatEngine> e(new ChatEngine());
-  auto templates = LoadTemplates(*model, options.chat_template_path);
+absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<Generator> generator,
+                                                               const std::string& chat_template_path) {
+  auto templates = LoadTemplates(generator->model(), chat_template_path);
   if (!templates.ok()) return templates.status();
   if (templates->named.empty())
     return absl::NotFoundError(StrCat(templates->origin,
                                       " has no chat template; pass one with --chat-template FILE "
                                       "(a .jinja file or a tokenizer_config.json)"));
+  std::unique_ptr<ChatEngine> e(new ChatEngine());
   e->templates_ = *std::move(templates);
+  e->generator_ = std::move(generator);
+  return e;
+}
+
+absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<const Model> model,
+                                                               const ChatEngineOptions& options) {
   auto gen = Generator::Create(std::move(model), options.session);
   if (!gen.ok()) return gen.status();
-  e->generator_ = *std::move(gen);
-  return e;
+  return Create(std::shared_ptr<Generator>(*std::move(gen)), options.chat_template_path);
 }
 
 absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) const {

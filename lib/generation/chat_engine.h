@@ -49,6 +49,9 @@ class ChatEngine {
  public:
   static absl::StatusOr<std::unique_ptr<ChatEngine>> Create(std::shared_ptr<const Model> model,
                                                             const ChatEngineOptions& options);
+  // Chat over an existing Generator (shared with plain generation, one KV cache).
+  static absl::StatusOr<std::unique_ptr<ChatEngine>> Create(std::shared_ptr<Generator> generator,
+                                                            const std::string& chat_template_path = "");
 
   // The prompt the template renders for `request` (what `uaii template` prints).
   absl::StatusOr<std::string> Render(const ChatTurnRequest& request) const;
@@ -59,7 +62,7 @@ class ChatEngine {
 
  private:
   ChatEngine() = default;
-  std::unique_ptr<Generator> generator_;
+  std::shared_ptr<Generator> generator_;
   chat::ModelTemplates templates_;
 };
 
