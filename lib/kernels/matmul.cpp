@@ -90,6 +90,12 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
         "matmul: row length ", in, " is not a multiple of the ", Name(type), " block size ",
         traits->block_size));
   }
+  int64_t total;
+  if (__builtin_mul_overflow(static_cast<int64_t>(*row_bytes), out, &total) ||
+      __builtin_mul_overflow(in, batch, &total)) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul: shape overflows: out=", out,
+                                                   " in=", in, " batch=", batch));
+  }
   if (out == 0 || batch == 0) return absl::OkStatus();
   if (w == nullptr || x == nullptr || y == nullptr) {
     return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
