@@ -6,7 +6,7 @@ BUILD_DIR=${UAII_ASAN_BUILD_DIR:-build-asan}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUAII_SANITIZE=ON \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
-mkdir -p "$BUILD_DIR/fixtures"
-for gen in tests/fixtures/make_*.py; do python3 "$gen" "$BUILD_DIR/fixtures"; done
+source scripts/common.sh
+make_fixtures "$BUILD_DIR/fixtures"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$BUILD_DIR" -LE slow --output-on-failure -j"$(nproc)"

@@ -19,7 +19,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
   libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
-  libcurl4-openssl-dev libedit-dev liburing-dev
+  libcurl4-openssl-dev libedit-dev liburing-dev libicu-dev
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -45,7 +45,16 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 # 4. The default model into the cache ($UAII_HOME, default ~/.cache/uaii), SHA-256 checked.
 python3 scripts/install_default_model.py
 
-# 5. The main job.
+# 5. Test data: llama.cpp's source package carries its own tokenizer test vocabularies
+#    (models/ggml-vocab-*.gguf with .inp/.out); tests/fixtures/make_llama_vocabs.py
+#    extracts them. Downloaded once from PyPI (not installed), cached.
+source scripts/common.sh
+if [ ! -f "$LLAMA_CPP_SDIST" ]; then
+  python3 -m pip download -q --disable-pip-version-check --no-deps -d "$(dirname "$LLAMA_CPP_SDIST")" llama-cpp-python==0.3.36 \
+    || echo "setup: warning: could not download llama.cpp's vocabulary test files; those tests will SKIP" >&2
+fi
+
+# 6. The main job.
 if [ "$RUN" = 1 ]; then
   "$BUILD_DIR/uaii" inspect
 fi

@@ -5,11 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${UAII_BUILD_DIR:-build}
 export UAII_BUILD_DIR="$BUILD_DIR"
-FIXTURES="$BUILD_DIR/fixtures"
-mkdir -p "$FIXTURES"
-for gen in tests/fixtures/make_*.py; do
-  python3 "$gen" "$FIXTURES" || { echo "test.sh: fixture generator $gen failed" >&2; exit 1; }
-done
+source scripts/common.sh
+make_fixtures "$BUILD_DIR/fixtures" || exit 1
 rc=0
 ctest --test-dir "$BUILD_DIR" -LE slow --output-on-failure -j"$(nproc)" || rc=1
 python3 -m pytest tests/python -m "not slow" -q -p no:cacheprovider || rc=1

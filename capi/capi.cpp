@@ -1,0 +1,454 @@
+// The C ABI on the C++ API. Exceptions and absl statuses become uaii_status in exactly
+// one place (UAII_CAPI_BODY); the message goes to the thread-local last error.
+#include "uaii.h"
+
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "formats/gguf_file.h"
+#include "generation/chat_engine.h"
+#include "generation/generator.h"
+#include "generation/process_stats.h"
+#include "loaders/gguf_summary.h"
+#include "loaders/model_locator.h"
+#include "util/str_cat.h"
+
+struct uaii_model {
+  std::shared_ptr<const uaii::Model> model;
+};
+
+struct uaii_tokenizer {
+  std::shared_ptr<const uaii::Model> owner;          // set when it is a model's tokenizer
+  std::shared_ptr<const uaii::Tokenizer> standalone; // set when opened alone
+  const uaii::Tokenizer* tok = nullptr;
+};
+
+struct uaii_session {
+  std::shared_ptr<uaii::Generator> generator;
+  std::unique_ptr<uaii::ChatEngine> chat;  // created on the first chat turn
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+uaii_status Fail(uaii_status code, std::string message) {
+  g_last_error = std::move(message);
+  return code;
+}
+
+uaii_status FromStatus(const absl::Status& s) {
+  std::string msg(s.message());
+  switch (s.code()) {
+    case absl::StatusCode::kOk: return UAII_OK;
+    case absl::StatusCode::kNotFound: return Fail(UAII_ERR_NOT_FOUND, msg);
+    case absl::StatusCode::kInvalidArgument: return Fail(UAII_ERR_INVALID_ARGUMENT, msg);
+    case absl::StatusCode::kUnimplemented: return Fail(UAII_ERR_UNSUPPORTED, msg);
+    case absl::StatusCode::kResourceExhausted: return Fail(UAII_ERR_OUT_OF_MEMORY, msg);
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kFailedPrecondition: return Fail(UAII_ERR_INVALID_STATE, msg);
+    case absl::StatusCode::kCancelled: return Fail(UAII_ERR_CANCELLED, msg);
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kUnavailable: return Fail(UAII_ERR_IO, msg);
+    default: return Fail(UAII_ERR_INTERNAL, msg);
+  }
+}
+
+// A model file that fails to load is a format problem, not a caller error.
+uaii_status FromModelStatus(const absl::Status& s) {
+  uaii_status code = FromStatus(s);
+  if (code == UAII_ERR_INVALID_ARGUMENT) {
+    code = std::string(s.message()).find("unsupported") != std::string::npos ? UAII_ERR_UNSUPPORTED
+                                                                              : UAII_ERR_INVALID_MODEL;
+  }
+  return code;
+}
+
+// Copies a caller's options struct over the defaults: fields past the caller's
+// struct_size (an older, smaller struct) keep their defaults.
+template <typename T>
+bool ReadOptions(const T* given, T* out) {
+  if (given == nullptr) return true;
+  if (given->struct_size < sizeof(uint32_t)) return false;
+  std::memcpy(out, given, std::min<size_t>(given->struct_size, sizeof(T)));
+  out->struct_size = sizeof(T);
+  return true;
+}
+
+uaii_status CopyOut(const std::string& s, char* buf, size_t cap, size_t* out_len) {
+  if (out_len == nullptr) return Fail(UAII_ERR_INVALID_ARGUMENT, "out_len is NULL");
+  *out_len = s.size();
+  if (buf == nullptr || cap < s.size())
+    return Fail(UAII_ERR_BUFFER_TOO_SMALL, uaii::StrCat("buffer of ", cap, " bytes; ", s.size(), " needed"));
+  std::memcpy(buf, s.data(), s.size());
+  if (cap > s.size()) buf[s.size()] = '\0';
+  return UAII_OK;
+}
+
+char* NewString(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p == nullptr) throw std::bad_alloc();
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+}  // namespace
+
+// Every exported body runs inside this: no exception crosses the C boundary.
+#define UAII_CAPI_BODY(...)                                                        \
+  try {                                                                            \
+    g_last_error.clear();                                                          \
+    __VA_ARGS__                                                                    \
+  } catch (const std::bad_alloc&) {                                                \
+    return Fail(UAII_ERR_OUT_OF_MEMORY, "out of memory");                          \
+  } catch (const std::exception& e) {                                              \
+    return Fail(UAII_ERR_INTERNAL, uaii::StrCat("internal error: ", e.what()));    \
+  } catch (...) {                                                                  \
+    return Fail(UAII_ERR_INTERNAL, "internal error: unknown exception");           \
+  }
+
+#define UAII_REQUIRE_ARG(cond, what) \
+  if (!(cond)) return Fail(UAII_ERR_INVALID_ARGUMENT, what)
+
+extern "C" {
+
+uint32_t uaii_capi_version(void) { return UAII_CAPI_VERSION; }
+const char* uaii_capi_version_string(void) { return "0.3.0"; }
+
+const char* uaii_status_string(uaii_status status) {
+  switch (status) {
+    case UAII_OK: return "ok";
+    case UAII_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case UAII_ERR_BUFFER_TOO_SMALL: return "buffer too small";
+    case UAII_ERR_INVALID_STATE: return "invalid state";
+    case UAII_ERR_NOT_FOUND: return "not found";
+    case UAII_ERR_IO: return "I/O error";
+    case UAII_ERR_OUT_OF_MEMORY: return "out of memory";
+    case UAII_ERR_INVALID_MODEL: return "invalid model";
+    case UAII_ERR_UNSUPPORTED: return "unsupported";
+    case UAII_ERR_BACKEND: return "backend error";
+    case UAII_ERR_CANCELLED: return "cancelled";
+    case UAII_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* uaii_last_error(void) { return g_last_error.c_str(); }
+void uaii_string_free(char* s) { std::free(s); }
+
+/* ---- Model ---- */
+
+void uaii_model_options_init(uaii_model_options* o) {
+  if (o == nullptr) return;
+  *o = uaii_model_options{};
+  o->struct_size = sizeof(*o);
+}
+
+uaii_status uaii_model_open(const char* path, const uaii_model_options* options, uaii_model** out_model) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(out_model != nullptr, "out_model is NULL");
+    uaii_model_options o;
+    uaii_model_options_init(&o);
+    UAII_REQUIRE_ARG(ReadOptions(options, &o), "uaii_model_options.struct_size is too small");
+    auto resolved = uaii::ResolveModelPath(path ? path : "");
+    if (!resolved.ok()) return FromStatus(resolved.status());
+    auto model = uaii::Model::Load(*resolved);
+    if (!model.ok()) return FromModelStatus(model.status());
+    *out_model = new uaii_model{*std::move(model)};
+    return UAII_OK;
+  })
+}
+
+void uaii_model_destroy(uaii_model* model) { delete model; }
+
+uaii_status uaii_model_inspect_json(const uaii_model* model, char** out_json) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(model != nullptr && out_json != nullptr, "model or out_json is NULL");
+    auto file = uaii::gguf::File::Open(model->model->info().path);
+    if (!file.ok()) return FromModelStatus(file.status());
+    auto summary = uaii::SummarizeGguf(**file);
+    if (!summary.ok()) return FromModelStatus(summary.status());
+    *out_json = NewString(uaii::SummaryToJson(*summary));
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_model_tokenizer(const uaii_model* model, uaii_tokenizer** out_tokenizer) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(model != nullptr && out_tokenizer != nullptr, "model or out_tokenizer is NULL");
+    auto* t = new uaii_tokenizer;
+    t->owner = model->model;
+    t->tok = &model->model->tokenizer();
+    *out_tokenizer = t;
+    return UAII_OK;
+  })
+}
+
+/* ---- Tokenizer ---- */
+
+uaii_status uaii_tokenizer_open(const char* path, uaii_tokenizer** out_tokenizer) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(out_tokenizer != nullptr, "out_tokenizer is NULL");
+    auto resolved = uaii::ResolveModelPath(path ? path : "");
+    if (!resolved.ok()) return FromStatus(resolved.status());
+    auto tok = uaii::Tokenizer::Load(*resolved);
+    if (!tok.ok()) return FromModelStatus(tok.status());
+    auto* t = new uaii_tokenizer;
+    t->standalone = std::shared_ptr<const uaii::Tokenizer>(*std::move(tok));
+    t->tok = t->standalone.get();
+    *out_tokenizer = t;
+    return UAII_OK;
+  })
+}
+
+void uaii_tokenizer_destroy(uaii_tokenizer* tokenizer) { delete tokenizer; }
+
+uaii_status uaii_tokenize(const uaii_tokenizer* tokenizer, const char* text, size_t text_len, uint32_t flags,
+                          int32_t* ids, size_t cap, size_t* out_len) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(tokenizer != nullptr && (text != nullptr || text_len == 0) && out_len != nullptr,
+                     "tokenizer, text or out_len is NULL");
+    uaii::EncodeOptions eo;
+    eo.add_special = (flags & UAII_TOKENIZE_ADD_SPECIAL) != 0;
+    eo.parse_special = (flags & UAII_TOKENIZE_PARSE_SPECIAL) != 0;
+    auto encoded = tokenizer->tok->Encode(std::string_view(text ? text : "", text_len), eo);
+    if (!encoded.ok()) return FromStatus(encoded.status());
+    *out_len = encoded->size();
+    if (ids == nullptr || cap < encoded->size())
+      return Fail(UAII_ERR_BUFFER_TOO_SMALL, uaii::StrCat("room for ", cap, " ids; ", encoded->size(), " needed"));
+    std::memcpy(ids, encoded->data(), encoded->size() * sizeof(int32_t));
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_detokenize(const uaii_tokenizer* tokenizer, const int32_t* ids, size_t n_ids, uint32_t flags,
+                            char* buf, size_t cap, size_t* out_len) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(tokenizer != nullptr && (ids != nullptr || n_ids == 0), "tokenizer or ids is NULL");
+    const size_t vocab = tokenizer->tok->vocab_size();
+    for (size_t i = 0; i < n_ids; ++i)
+      if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
+        return Fail(UAII_ERR_INVALID_ARGUMENT,
+                    uaii::StrCat("token id ", ids[i], " at index ", i, " is outside the vocabulary (", vocab, ")"));
+    std::string text = tokenizer->tok->Decode(std::span<const int32_t>(ids, n_ids),
+                                              (flags & UAII_DETOKENIZE_SKIP_SPECIAL) != 0);
+    return CopyOut(text, buf, cap, out_len);
+  })
+}
+
+size_t uaii_tokenizer_vocab_size(const uaii_tokenizer* tokenizer) {
+  return tokenizer ? tokenizer->tok->vocab_size() : 0;
+}
+
+/* ---- Session ---- */
+
+void uaii_session_options_init(uaii_session_options* o) {
+  if (o == nullptr) return;
+  *o = uaii_session_options{};
+  o->struct_size = sizeof(*o);
+  o->preset = UAII_PRESET_NONE;
+  o->device = "cpu";
+}
+
+uaii_status uaii_session_create(const uaii_model* model, const uaii_session_options* options,
+                                uaii_session** out_session) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(model != nullptr && out_session != nullptr, "model or out_session is NULL");
+    uaii_session_options o;
+    uaii_session_options_init(&o);
+    UAII_REQUIRE_ARG(ReadOptions(options, &o), "uaii_session_options.struct_size is too small");
+    std::string device = o.device ? o.device : "cpu";
+    if (device != "cpu" && device != "auto")
+      return Fail(UAII_ERR_UNSUPPORTED, uaii::StrCat("device \"", device, "\" is not available; use \"cpu\" or \"auto\""));
+    if (o.preset > UAII_PRESET_PHONE)
+      return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown preset ", o.preset));
+    if (o.preset != UAII_PRESET_NONE || o.ram_budget_bytes != 0 || o.kv_window != 0)
+      return Fail(UAII_ERR_UNSUPPORTED,
+                  "memory presets, RAM budgets and KV windows are not implemented yet; use UAII_PRESET_NONE, "
+                  "ram_budget_bytes 0 and kv_window 0");
+    UAII_REQUIRE_ARG(o.max_context >= 0, uaii::StrCat("max_context ", o.max_context, " is negative"));
+    uaii::SessionOptions so;
+    so.threads = o.threads;
+    const int64_t trained = model->model->info().n_ctx_train;
+    so.max_context = o.max_context > 0 ? o.max_context : (trained > 0 ? std::min<int64_t>(trained, 4096) : 4096);
+    auto gen = uaii::Generator::Create(model->model, so);
+    if (!gen.ok()) return FromStatus(gen.status());
+    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr};
+    return UAII_OK;
+  })
+}
+
+void uaii_session_destroy(uaii_session* session) { delete session; }
+
+uaii_status uaii_session_reset(uaii_session* session) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr, "session is NULL");
+    session->generator->Reset();
+    return UAII_OK;
+  })
+}
+
+/* ---- Generation ---- */
+
+void uaii_generate_options_init(uaii_generate_options* o) {
+  if (o == nullptr) return;
+  *o = uaii_generate_options{};
+  o->struct_size = sizeof(*o);
+  o->max_tokens = 256;
+  o->temperature = 0.0f;
+  o->top_k = 40;
+  o->top_p = 0.95f;
+  o->min_p = 0.05f;
+  o->repeat_penalty = 1.0f;
+  o->seed = 0xC0FFEE;
+  o->think = -1;
+}
+
+namespace {
+
+struct Request {
+  int64_t max_tokens;
+  uaii::sampling::SamplingParams sampling;
+  std::vector<std::string> stop;
+  std::optional<bool> think;
+};
+
+uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r) {
+  uaii_generate_options o;
+  uaii_generate_options_init(&o);
+  if (!ReadOptions(options, &o))
+    return Fail(UAII_ERR_INVALID_ARGUMENT, "uaii_generate_options.struct_size is too small");
+  if (o.max_tokens < 0) return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("max_tokens ", o.max_tokens, " is negative"));
+  if (o.n_stop > 0 && o.stop == nullptr) return Fail(UAII_ERR_INVALID_ARGUMENT, "n_stop > 0 but stop is NULL");
+  r->max_tokens = o.max_tokens;
+  auto& s = r->sampling;
+  s.temperature = o.temperature;
+  s.top_k = o.top_k;
+  s.top_p = o.top_p;
+  s.min_p = o.min_p;
+  s.repeat_penalty = o.repeat_penalty;
+  s.presence_penalty = o.presence_penalty;
+  s.frequency_penalty = o.frequency_penalty;
+  s.seed = static_cast<uint32_t>(o.seed);
+  for (size_t i = 0; i < o.n_stop; ++i) {
+    if (o.stop[i] == nullptr) return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("stop[", i, "] is NULL"));
+    r->stop.emplace_back(o.stop[i]);
+  }
+  if (o.think >= 0) r->think = o.think != 0;
+  if (auto st = uaii::sampling::ValidateSamplingParams(s); !st.ok()) return FromStatus(st);
+  return UAII_OK;
+}
+
+uaii_stop_reason StopReason(uaii::GenerationStop s) {
+  switch (s) {
+    case uaii::GenerationStop::kEndOfGeneration: return UAII_STOP_END_OF_GENERATION;
+    case uaii::GenerationStop::kMaxTokens: return UAII_STOP_MAX_TOKENS;
+    case uaii::GenerationStop::kStopString: return UAII_STOP_STRING;
+    case uaii::GenerationStop::kCancelled: return UAII_STOP_CANCELLED;
+    case uaii::GenerationStop::kContextFull: return UAII_STOP_CONTEXT_FULL;
+  }
+  return UAII_STOP_MAX_TOKENS;
+}
+
+uaii_generate_result MakeResult(const uaii::GenerationResult& g, int64_t reasoning_tokens) {
+  uaii_generate_result r{};
+  r.struct_size = sizeof(r);
+  r.stop_reason = StopReason(g.stop);
+  r.prompt_tokens = g.prompt_tokens;
+  r.completion_tokens = static_cast<int64_t>(g.tokens.size());
+  r.cached_tokens = g.cached_tokens;
+  r.reasoning_tokens = reasoning_tokens;
+  r.prefill_tokens_per_s = g.prefill_tokens_per_s();
+  r.decode_tokens_per_s = g.decode_tokens_per_s();
+  r.peak_rss_bytes = static_cast<uint64_t>(uaii::PeakRssBytes());
+  return r;
+}
+
+bool Emit(uaii_event_fn on_event, void* user_data, uaii_event_kind kind, std::string_view text,
+          const uaii_generate_result* result = nullptr) {
+  if (on_event == nullptr) return true;
+  uaii_event ev{};
+  ev.struct_size = sizeof(ev);
+  ev.kind = kind;
+  ev.text = text.data();
+  ev.text_len = text.size();
+  ev.result = result;
+  return on_event(&ev, user_data) == 0;
+}
+
+// Hands the result to the caller: out_result (as much as its struct_size holds),
+// out_text, and the DONE event.
+uaii_status Finish(const uaii_generate_result& r, const std::string& text, uaii_event_fn on_event,
+                   void* user_data, uaii_generate_result* out_result, char** out_text) {
+  if (out_result != nullptr) {
+    uint32_t size = out_result->struct_size == 0 ? sizeof(r) : out_result->struct_size;
+    std::memcpy(out_result, &r, std::min<size_t>(size, sizeof(r)));
+    out_result->struct_size = size;
+  }
+  if (out_text != nullptr) *out_text = NewString(text);
+  Emit(on_event, user_data, UAII_EVENT_DONE, {}, &r);
+  return UAII_OK;
+}
+
+}  // namespace
+
+uaii_status uaii_session_generate(uaii_session* session, const char* prompt, const uaii_generate_options* options,
+                                  uaii_event_fn on_event, void* user_data, uaii_generate_result* out_result,
+                                  char** out_text) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr && prompt != nullptr, "session or prompt is NULL");
+    Request req;
+    if (uaii_status st = ReadGenerateOptions(options, &req); st != UAII_OK) return st;
+    const uaii::Tokenizer& tok = session->generator->model().tokenizer();
+    auto ids = tok.Encode(prompt, uaii::EncodeOptions{.parse_special = false, .add_special = true});
+    if (!ids.ok()) return FromStatus(ids.status());
+    uaii::GenerationRequest gr;
+    gr.prompt = *std::move(ids);
+    gr.max_tokens = req.max_tokens;
+    gr.sampling = req.sampling;
+    gr.stop = req.stop;
+    auto g = session->generator->Run(gr, [&](uaii::TokenId, std::string_view text) {
+      return text.empty() || Emit(on_event, user_data, UAII_EVENT_TEXT, text);
+    });
+    if (!g.ok()) return FromStatus(g.status());
+    return Finish(MakeResult(*g, 0), g->text, on_event, user_data, out_result, out_text);
+  })
+}
+
+uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, const char* tools_json,
+                              const uaii_generate_options* options, uaii_event_fn on_event, void* user_data,
+                              uaii_generate_result* out_result, char** out_text) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr && messages_json != nullptr, "session or messages_json is NULL");
+    Request req;
+    if (uaii_status st = ReadGenerateOptions(options, &req); st != UAII_OK) return st;
+    if (!session->chat) {
+      auto engine = uaii::ChatEngine::Create(session->generator);
+      if (!engine.ok()) return FromStatus(engine.status());
+      session->chat = *std::move(engine);
+    }
+    uaii::ChatTurnRequest turn;
+    turn.messages_json = messages_json;
+    if (tools_json != nullptr) turn.tools_json = std::string(tools_json);
+    turn.think = req.think;
+    turn.max_tokens = req.max_tokens;
+    turn.sampling = req.sampling;
+    turn.stop = req.stop;
+    auto r = session->chat->Run(turn, [&](const uaii::ChatEvent& e) {
+      uaii_event_kind kind = e.kind == uaii::ChatEventKind::kThinking   ? UAII_EVENT_THINKING
+                             : e.kind == uaii::ChatEventKind::kToolCall ? UAII_EVENT_TOOL_CALL
+                             : e.kind == uaii::ChatEventKind::kError    ? UAII_EVENT_ERROR
+                                                                        : UAII_EVENT_TEXT;
+      return Emit(on_event, user_data, kind, e.text);
+    });
+    if (!r.ok()) return FromStatus(r.status());
+    return Finish(MakeResult(r->generation, r->reasoning_tokens), r->generation.text, on_event, user_data,
+                  out_result, out_text);
+  })
+}
+
+}  // extern "C"

@@ -1,0 +1,253 @@
+/*
+ * uaii-capi: the stable C ABI of libuaii.
+ *
+ * Self-contained C99 (also valid C++). Everything not in this header is not API.
+ *
+ * Rules that hold for every function:
+ *  - Handles are opaque; `uaii_<object>_destroy` accepts NULL.
+ *  - Functions return a uaii_status; on failure the thread-local message from
+ *    uaii_last_error() names the cause, and out-parameters are left unchanged
+ *    (handles stay in their state before the call).
+ *  - Options structs start with `struct_size` and are filled by
+ *    `uaii_<x>_options_init()`. Callers compiled against an older, smaller struct
+ *    keep working: fields past their struct_size take their defaults. New fields are
+ *    only ever appended.
+ *  - Caller buffers follow one rule: (buf, cap, out_len). On success *out_len is the
+ *    number of elements written (strings: bytes, without the terminating NUL, which is
+ *    written when it fits). When cap is too small the function returns
+ *    UAII_ERR_BUFFER_TOO_SMALL and *out_len holds the size needed.
+ *  - Strings the library allocates are returned as `char*` and freed by the caller
+ *    with uaii_string_free().
+ *  - Callbacks take `user_data` as their last argument.
+ *
+ * Thread safety: a model (and its tokenizer) may be shared by any number of threads;
+ * a session belongs to one thread at a time. uaii_last_error() is per thread.
+ */
+#ifndef UAII_CAPI_H_
+#define UAII_CAPI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UAII_API __attribute__((visibility("default")))
+#else
+#define UAII_API
+#endif
+
+/* ---- Version ------------------------------------------------------------- */
+
+#define UAII_CAPI_VERSION_MAJOR 0
+#define UAII_CAPI_VERSION_MINOR 3
+#define UAII_CAPI_VERSION_PATCH 0
+/* major * 10000 + minor * 100 + patch: 300 for 0.3.0 */
+#define UAII_CAPI_VERSION \
+  (UAII_CAPI_VERSION_MAJOR * 10000 + UAII_CAPI_VERSION_MINOR * 100 + UAII_CAPI_VERSION_PATCH)
+
+/* The library's ABI version, encoded as UAII_CAPI_VERSION. SDKs compare the major and
+ * minor numbers with the header they were built against. */
+UAII_API uint32_t uaii_capi_version(void);
+/* "0.3.0". Static storage. */
+UAII_API const char* uaii_capi_version_string(void);
+
+/* ---- Status -------------------------------------------------------------- */
+
+typedef enum uaii_status {
+  UAII_OK = 0,
+  /* caller errors */
+  UAII_ERR_INVALID_ARGUMENT = 100, /* a NULL handle, a bad option value, bad UTF-8 */
+  UAII_ERR_BUFFER_TOO_SMALL = 101, /* *out_len holds the size needed */
+  UAII_ERR_INVALID_STATE = 102,    /* e.g. the session is full */
+  /* resources */
+  UAII_ERR_NOT_FOUND = 200,        /* a file or directory that does not exist */
+  UAII_ERR_IO = 201,               /* a read failed */
+  UAII_ERR_OUT_OF_MEMORY = 202,    /* including a memory budget that cannot hold the minimum */
+  /* formats */
+  UAII_ERR_INVALID_MODEL = 300,    /* malformed or inconsistent model file */
+  UAII_ERR_UNSUPPORTED = 301,      /* an architecture, dtype or feature uaii lacks */
+  /* backends */
+  UAII_ERR_BACKEND = 400,          /* a device could not run the model */
+  /* flow */
+  UAII_ERR_CANCELLED = 500,        /* a callback asked to stop */
+  UAII_ERR_INTERNAL = 900
+} uaii_status;
+
+/* A fixed English name for the code ("invalid argument"). Static storage. */
+UAII_API const char* uaii_status_string(uaii_status status);
+/* The message of the last failed call on this thread ("" if none). Valid until the
+ * next uaii_* call on this thread. */
+UAII_API const char* uaii_last_error(void);
+
+/* Frees a string returned by the library. NULL is allowed. */
+UAII_API void uaii_string_free(char* s);
+
+/* ---- Handles ------------------------------------------------------------- */
+
+typedef struct uaii_model uaii_model;
+typedef struct uaii_tokenizer uaii_tokenizer;
+typedef struct uaii_session uaii_session;
+
+/* ---- Model --------------------------------------------------------------- */
+
+typedef struct uaii_model_options {
+  uint32_t struct_size; /* sizeof(uaii_model_options) as the caller knows it */
+  uint32_t reserved;    /* 0 */
+} uaii_model_options;
+
+UAII_API void uaii_model_options_init(uaii_model_options* options);
+
+/* Opens a model: a GGUF file (a Hugging Face directory where supported). NULL path:
+ * $UAII_MODEL, then the default model in the cache. `options` may be NULL. */
+UAII_API uaii_status uaii_model_open(const char* path, const uaii_model_options* options,
+                                     uaii_model** out_model);
+UAII_API void uaii_model_destroy(uaii_model* model);
+
+/* The `uaii inspect --json` document of the model (docs/json/inspect.schema.json).
+ * *out_json is owned by the caller: free it with uaii_string_free(). */
+UAII_API uaii_status uaii_model_inspect_json(const uaii_model* model, char** out_json);
+
+/* The model's tokenizer as a handle of its own (it keeps the model alive); destroy it
+ * with uaii_tokenizer_destroy(). */
+UAII_API uaii_status uaii_model_tokenizer(const uaii_model* model, uaii_tokenizer** out_tokenizer);
+
+/* ---- Tokenizer ----------------------------------------------------------- */
+
+/* A tokenizer alone: a GGUF file or a directory holding tokenizer files. */
+UAII_API uaii_status uaii_tokenizer_open(const char* path, uaii_tokenizer** out_tokenizer);
+UAII_API void uaii_tokenizer_destroy(uaii_tokenizer* tokenizer);
+
+enum {
+  UAII_TOKENIZE_ADD_SPECIAL = 1u << 0,   /* BOS/EOS as the tokenizer's configuration says */
+  UAII_TOKENIZE_PARSE_SPECIAL = 1u << 1  /* recognise control tokens written in the text */
+};
+enum {
+  UAII_DETOKENIZE_SKIP_SPECIAL = 1u << 0 /* leave control tokens out of the text */
+};
+
+/* text[0..text_len) (UTF-8) -> ids. Buffer rule as above. */
+UAII_API uaii_status uaii_tokenize(const uaii_tokenizer* tokenizer, const char* text,
+                                   size_t text_len, uint32_t flags, int32_t* ids, size_t cap,
+                                   size_t* out_len);
+/* ids -> bytes (may split a UTF-8 character when the ids do). Buffer rule as above. */
+UAII_API uaii_status uaii_detokenize(const uaii_tokenizer* tokenizer, const int32_t* ids,
+                                     size_t n_ids, uint32_t flags, char* buf, size_t cap,
+                                     size_t* out_len);
+UAII_API size_t uaii_tokenizer_vocab_size(const uaii_tokenizer* tokenizer);
+
+/* ---- Session ------------------------------------------------------------- */
+
+typedef enum uaii_preset {
+  UAII_PRESET_NONE = 0, /* no budget, everything resident (the C ABI's default) */
+  UAII_PRESET_LAPTOP = 1,
+  UAII_PRESET_DESKTOP = 2,
+  UAII_PRESET_SERVER = 3,
+  UAII_PRESET_PHONE = 4
+} uaii_preset;
+
+typedef struct uaii_session_options {
+  uint32_t struct_size;
+  uint32_t preset;           /* uaii_preset; default UAII_PRESET_NONE */
+  const char* device;        /* "cpu" (default) or "auto" */
+  int32_t threads;           /* <= 0: physical cores */
+  uint32_t reserved;         /* 0 */
+  uint64_t ram_budget_bytes; /* 0: the preset's */
+  int64_t kv_window;         /* 0: unbounded up to max_context */
+  int64_t max_context;       /* 0: the model's training context, capped at 4096 */
+} uaii_session_options;
+
+UAII_API void uaii_session_options_init(uaii_session_options* options);
+UAII_API uaii_status uaii_session_create(const uaii_model* model, const uaii_session_options* options,
+                                         uaii_session** out_session);
+UAII_API void uaii_session_destroy(uaii_session* session);
+/* Forgets the conversation (the KV cache). */
+UAII_API uaii_status uaii_session_reset(uaii_session* session);
+
+/* ---- Generation ---------------------------------------------------------- */
+
+typedef struct uaii_generate_options {
+  uint32_t struct_size;
+  int32_t max_tokens;       /* default 256 */
+  float temperature;        /* default 0 (greedy); > 0 samples */
+  int32_t top_k;            /* default 40; <= 0 off */
+  float top_p;              /* default 0.95; 1 off */
+  float min_p;              /* default 0.05; 0 off */
+  float repeat_penalty;     /* default 1 (off) */
+  float presence_penalty;   /* default 0 */
+  float frequency_penalty;  /* default 0 */
+  uint32_t reserved;        /* 0 */
+  uint64_t seed;            /* default 0xC0FFEE; the same seed reproduces a run */
+  const char* const* stop;  /* stop strings (not emitted), may be NULL */
+  size_t n_stop;
+  int32_t think;            /* chat only: -1 template default, 0 off, 1 on */
+} uaii_generate_options;
+
+UAII_API void uaii_generate_options_init(uaii_generate_options* options);
+
+typedef enum uaii_event_kind {
+  UAII_EVENT_TEXT = 1,      /* visible text */
+  UAII_EVENT_THINKING = 2,  /* reasoning text */
+  UAII_EVENT_TOOL_CALL = 3, /* `text` is the call as JSON: {"name":..., "arguments": {...}} */
+  UAII_EVENT_ERROR = 4,     /* a malformed tool call; `text` says why; the stream goes on */
+  UAII_EVENT_DONE = 5       /* last event; `result` is set */
+} uaii_event_kind;
+
+typedef enum uaii_stop_reason {
+  UAII_STOP_END_OF_GENERATION = 1, /* an end-of-generation token */
+  UAII_STOP_MAX_TOKENS = 2,
+  UAII_STOP_STRING = 3,            /* a stop string */
+  UAII_STOP_CANCELLED = 4,         /* the callback returned non-zero */
+  UAII_STOP_CONTEXT_FULL = 5
+} uaii_stop_reason;
+
+typedef struct uaii_generate_result {
+  uint32_t struct_size;
+  uint32_t stop_reason;        /* uaii_stop_reason */
+  int64_t prompt_tokens;
+  int64_t completion_tokens;
+  int64_t cached_tokens;       /* prompt tokens reused from the session's KV cache */
+  int64_t reasoning_tokens;
+  double prefill_tokens_per_s;
+  double decode_tokens_per_s;
+  uint64_t peak_rss_bytes;
+} uaii_generate_result;
+
+typedef struct uaii_event {
+  uint32_t struct_size;
+  uint32_t kind;            /* uaii_event_kind */
+  const char* text;         /* UTF-8, not NUL-terminated; valid during the callback */
+  size_t text_len;
+  const uaii_generate_result* result; /* UAII_EVENT_DONE only */
+} uaii_event;
+
+/* Return 0 to go on, non-zero to stop (the call then returns UAII_OK with stop_reason
+ * UAII_STOP_CANCELLED). */
+typedef int (*uaii_event_fn)(const uaii_event* event, void* user_data);
+
+/* Generates a continuation of the raw `prompt` text (BOS as the model's metadata says)
+ * and streams it through `on_event` (may be NULL). `prompt` is the whole text: the
+ * session reuses its KV cache for the longest prefix it already holds. `options` may be NULL.
+ * `out_result` (may be NULL) receives the usage; `out_text` (may be NULL) the whole
+ * reply, freed with uaii_string_free(). */
+UAII_API uaii_status uaii_session_generate(uaii_session* session, const char* prompt,
+                                           const uaii_generate_options* options,
+                                           uaii_event_fn on_event, void* user_data,
+                                           uaii_generate_result* out_result, char** out_text);
+
+/* One chat turn: `messages_json` is an OpenAI-style array of messages
+ * ([{"role":"user","content":"..."}]), `tools_json` an array of tool declarations or
+ * NULL. The prompt is rendered with the model's chat template; the session reuses its
+ * KV cache for the part of the conversation it has already seen. */
+UAII_API uaii_status uaii_session_chat(uaii_session* session, const char* messages_json,
+                                       const char* tools_json, const uaii_generate_options* options,
+                                       uaii_event_fn on_event, void* user_data,
+                                       uaii_generate_result* out_result, char** out_text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UAII_CAPI_H_ */

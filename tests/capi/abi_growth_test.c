@@ -1,0 +1,90 @@
+/* An older caller: compiled against smaller options structs (what 0.3.0 may grow
+ * from), it must still work against the current library, with the fields it does not
+ * know taking their defaults. Compares against a run with the current structs.
+ *   abi_growth_test MODEL */
+#include <stdio.h>
+#include <string.h>
+
+#include "uaii.h"
+
+/* The first fields of uaii_session_options and uaii_generate_options, as an old
+ * header declared them. */
+typedef struct old_session_options {
+  uint32_t struct_size;
+  uint32_t preset;
+  const char* device;
+  int32_t threads;
+} old_session_options;
+
+typedef struct old_generate_options {
+  uint32_t struct_size;
+  int32_t max_tokens;
+} old_generate_options;
+
+typedef struct old_result {
+  uint32_t struct_size;
+  uint32_t stop_reason;
+  int64_t prompt_tokens;
+  int64_t completion_tokens;
+} old_result;
+
+static int run(const uaii_model* model, const uaii_session_options* so, const uaii_generate_options* go,
+               uaii_generate_result* res, char** text) {
+  uaii_session* s = NULL;
+  uaii_status st = uaii_session_create(model, so, &s);
+  if (st != UAII_OK) {
+    fprintf(stderr, "session_create: %s\n", uaii_last_error());
+    return 0;
+  }
+  st = uaii_session_generate(s, "tok5tok6tok7", go, NULL, NULL, res, text);
+  uaii_session_destroy(s);
+  if (st != UAII_OK) fprintf(stderr, "generate: %s\n", uaii_last_error());
+  return st == UAII_OK;
+}
+
+int main(int argc, char** argv) {
+  uaii_model* model = NULL;
+  old_session_options old_so;
+  old_generate_options old_go;
+  old_result old_res;
+  uaii_session_options so;
+  uaii_generate_options go;
+  uaii_generate_result res;
+  char *old_text = NULL, *new_text = NULL;
+  int ok;
+
+  if (argc < 2 || uaii_model_open(argv[1], NULL, &model) != UAII_OK) {
+    fprintf(stderr, "open: %s\n", uaii_last_error());
+    return 1;
+  }
+  memset(&old_so, 0, sizeof old_so);
+  old_so.struct_size = sizeof old_so;
+  old_so.device = "cpu";
+  old_so.threads = 1;
+  memset(&old_go, 0, sizeof old_go);
+  old_go.struct_size = sizeof old_go;
+  old_go.max_tokens = 6;
+  memset(&old_res, 0, sizeof old_res);
+  old_res.struct_size = sizeof old_res;
+
+  uaii_session_options_init(&so);
+  so.threads = 1;
+  uaii_generate_options_init(&go);
+  go.max_tokens = 6;
+  res.struct_size = sizeof res;
+
+  ok = run(model, (const uaii_session_options*)&old_so, (const uaii_generate_options*)&old_go,
+           (uaii_generate_result*)&old_res, &old_text) &&
+       run(model, &so, &go, &res, &new_text);
+  if (ok) {
+    ok = strcmp(old_text, new_text) == 0 && old_res.completion_tokens == res.completion_tokens &&
+         old_res.struct_size == sizeof old_res && old_res.prompt_tokens == res.prompt_tokens;
+    printf("old: \"%s\" (%lld tokens)\nnew: \"%s\" (%lld tokens)\n%s\n", old_text,
+           (long long)old_res.completion_tokens, new_text, (long long)res.completion_tokens,
+           ok ? "ABI growth: ok" : "ABI growth: MISMATCH");
+  }
+  uaii_string_free(old_text);
+  uaii_string_free(new_text);
+  uaii_model_destroy(model);
+  return ok ? 0 : 1;
+}
