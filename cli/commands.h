@@ -8,5 +8,6 @@ int RunInspect(int argc, char** argv);
 int RunTemplate(int argc, char** argv);
 int RunGenerate(int argc, char** argv);
 int RunTokenize(int argc, char** argv);
+int RunPull(int argc, char** argv);
 
 }  // namespace uaii::cli

@@ -1,0 +1,38 @@
+// Will a model fit a memory preset? (ARCHITECTURE.md, "Memory presets"): weights plus
+// the KV cache of the preset's window, against the preset's resident target. An
+// estimate for `uaii pull --dry-run`, before anything large is downloaded.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "loaders/hf_config.h"
+#include "loaders/hf_model.h"
+
+namespace uaii::hub {
+
+struct Preset {
+  std::string_view name;
+  uint64_t budget_bytes;  // 0 = unlimited
+  int64_t kv_window;      // tokens; 0 = max_position_embeddings
+};
+
+// laptop ~8 GiB / 2048, desktop ~32 GiB / 4096, server ~128 GiB / 8192, phone 2 GiB / 512,
+// none unlimited / max_position_embeddings ("off" is an alias of none).
+const Preset* FindPreset(std::string_view name);
+
+struct FitEstimate {
+  uint64_t weight_bytes = 0;  // as the runtime holds them (I8/U8 widened to f32)
+  uint64_t kv_bytes = 0;      // f16 K and V over the window (sliding layers: their window)
+  uint64_t total_bytes = 0;
+  uint64_t budget_bytes = 0;  // 0 = unlimited
+  int64_t kv_window = 0;
+  bool fits = true;
+};
+
+// KV bytes = sum over layers of 2 (K, V) * num_key_value_heads * head_dim * 2 bytes *
+// min(window, sliding_window on sliding layers).
+FitEstimate EstimateFit(const hf::HfConfig& cfg, const hf::HfArchitecture& arch, uint64_t weight_bytes,
+                        const Preset& preset);
+
+}  // namespace uaii::hub
