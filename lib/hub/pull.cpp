@@ -131,7 +131,10 @@ absl::StatusOr<PulledFile> FetchOne(HttpClient& http, const PullOptions& o, cons
   const std::string url = ResolveUrl(o.endpoint, o.repo, o.revision, f.path);
   ProgressBar bar(f.path, o.progress);
   absl::Status last;
-  for (out.attempts = 1; out.attempts <= o.max_attempts; ++out.attempts) {
+  // A partial file already complete (an earlier run stopped before the rename) needs no
+  // request at all: a Range starting at its end would only get HTTP 416.
+  const bool complete = f.size && *f.size > 0 && FileSize(partial) == *f.size;
+  for (out.attempts = complete ? 0 : 1; !complete && out.attempts <= o.max_attempts; ++out.attempts) {
     last = http.DownloadTo(url, partial, [&](uint64_t done, uint64_t total) {
       bar.Update(done, total ? total : f.size.value_or(0));
     });
@@ -145,7 +148,7 @@ absl::StatusOr<PulledFile> FetchOne(HttpClient& http, const PullOptions& o, cons
       std::fprintf(stderr, "\n%s: %s; resuming from byte %llu\n", f.path.c_str(), std::string(last.message()).c_str(),
                    static_cast<unsigned long long>(FileSize(partial)));
   }
-  if (!last.ok()) {
+  if (!complete && !last.ok()) {
     if (last.code() != absl::StatusCode::kUnavailable) std::remove(partial.c_str());
     return absl::Status(last.code(), StrCat(f.path, ": download failed after ", std::min(out.attempts, o.max_attempts),
                                             " attempt(s): ", std::string(last.message())));
