@@ -156,6 +156,8 @@ absl::StatusOr<uint64_t> ParseHeaderLength(const uint8_t prefix[8], std::optiona
   if (n > kMaxHeaderBytes)
     return Bad(origin, StrCat("header too large: ", n, " bytes (limit ", kMaxHeaderBytes, ")"));
   if (n < 2) return Bad(origin, StrCat("header length ", n, " is too small for a JSON object"));
+  if (file_bytes && *file_bytes < 8)
+    return Bad(origin, StrCat("truncated: ", *file_bytes, " bytes, shorter than the 8-byte header length"));
   if (file_bytes && n > *file_bytes - 8)
     return Bad(origin, StrCat("header length ", n, " beyond the file (", *file_bytes, " bytes)"));
   return n;
