@@ -131,3 +131,41 @@ TEST_CASE("safetensors: index parsing and safe shard paths", "[safetensors]") {
   CHECK_THAT(Message(ParseIndex(R"({"metadata":{}})", "i").status()), Catch::Contains("weight_map"));
   CHECK_THAT(Message(ParseIndex(R"({"weight_map":{}})", "i").status()), Catch::Contains("empty"));
 }
+
+TEST_CASE("safetensors: seeded mutations of a valid file never crash", "[safetensors]") {
+  std::ifstream in(test::HfFixture("safetensors/valid.safetensors"), std::ios::binary);
+  REQUIRE(in);
+  std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(good.size() > 16);
+  uint64_t state = 0x9E3779B97F4A7C15ull;  // xorshift64: reproducible
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int rejected = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bytes = good;
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t pos = next() % bytes.size();
+      switch (next() % 4) {
+        case 0: bytes[pos] = static_cast<char>(next()); break;                      // flip a byte
+        case 1: bytes.resize(pos + 1); break;                                       // truncate
+        case 2: bytes[pos] = "{}[]\",:0123456789-"[next() % 18]; break;            // JSON-ish byte
+        case 3: bytes.insert(pos, 1, static_cast<char>(next())); break;             // insert
+      }
+    }
+    if (bytes.size() < 8) { ++rejected; continue; }
+    auto n = ParseHeaderLength(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "fuzz");
+    if (!n.ok()) { ++rejected; continue; }
+    auto h = ParseHeader(std::string_view(bytes).substr(8, *n), bytes.size() - 8 - *n, "fuzz");
+    if (!h.ok()) { ++rejected; continue; }
+    for (const auto& t : h->tensors) {  // whatever passed is in range and consistent
+      CHECK(t.end <= bytes.size() - 8 - *n);
+      CHECK(t.end - t.begin == t.numel() * GetDtypeInfo(t.dtype).bits / 8);
+    }
+  }
+  CHECK(rejected > 1000);
+}
