@@ -13,6 +13,7 @@
 #include "generation/process_stats.h"
 #include "loaders/gguf_summary.h"
 #include "loaders/model_locator.h"
+#include "util/json_writer.h"
 #include "util/str_cat.h"
 
 struct uaii_model {
@@ -394,6 +395,23 @@ uaii_status Finish(const uaii_generate_result& r, const std::string& text, uaii_
   return UAII_OK;
 }
 
+// {"name": ..., "arguments": {...}[, "id": ...]} for UAII_EVENT_TOOL_CALL.
+std::string ToolCallJson(const uaii::chat::ToolCall& call) {
+  uaii::JsonWriter w;
+  w.BeginObject().Key("name").String(call.name).Key("arguments").Raw(call.arguments);
+  if (!call.id.empty()) w.Key("id").String(call.id);
+  w.EndObject();
+  return w.str();
+}
+
+// A chat reply's visible text: its Text blocks, in order.
+std::string VisibleText(const std::vector<uaii::chat::OutputBlock>& blocks) {
+  std::string text;
+  for (const auto& b : blocks)
+    if (b.kind == uaii::chat::BlockKind::kText) text += b.text;
+  return text;
+}
+
 }  // namespace
 
 uaii_status uaii_session_generate(uaii_session* session, const char* prompt, const uaii_generate_options* options,
@@ -438,15 +456,17 @@ uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, 
     turn.max_tokens = req.max_tokens;
     turn.sampling = req.sampling;
     turn.stop = req.stop;
-    auto r = session->chat->Run(turn, [&](const uaii::ChatEvent& e) {
-      uaii_event_kind kind = e.kind == uaii::ChatEventKind::kThinking   ? UAII_EVENT_THINKING
-                             : e.kind == uaii::ChatEventKind::kToolCall ? UAII_EVENT_TOOL_CALL
-                             : e.kind == uaii::ChatEventKind::kError    ? UAII_EVENT_ERROR
-                                                                        : UAII_EVENT_TEXT;
-      return Emit(on_event, user_data, kind, e.text);
+    auto r = session->chat->Run(turn, [&](const uaii::chat::OutputBlock& b) {
+      switch (b.kind) {
+        case uaii::chat::BlockKind::kThinking: return Emit(on_event, user_data, UAII_EVENT_THINKING, b.text);
+        case uaii::chat::BlockKind::kToolCall: return Emit(on_event, user_data, UAII_EVENT_TOOL_CALL, ToolCallJson(b.call));
+        case uaii::chat::BlockKind::kError: return Emit(on_event, user_data, UAII_EVENT_ERROR, b.text);
+        case uaii::chat::BlockKind::kText: break;
+      }
+      return Emit(on_event, user_data, UAII_EVENT_TEXT, b.text);
     });
     if (!r.ok()) return FromStatus(r.status());
-    return Finish(MakeResult(r->generation, r->reasoning_tokens), r->generation.text, on_event, user_data,
+    return Finish(MakeResult(r->generation, r->reasoning_tokens), VisibleText(r->blocks), on_event, user_data,
                   out_result, out_text);
   })
 }

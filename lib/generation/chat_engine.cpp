@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "chat/json.h"
+#include "chat/output_parser.h"
 #include "util/str_cat.h"
 
 namespace uaii {
@@ -45,6 +46,13 @@ absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<G
                                       "(a .jinja file or a tokenizer_config.json)"));
   std::unique_ptr<ChatEngine> e(new ChatEngine());
   e->templates_ = *std::move(templates);
+  // The syntax of the template a plain request picks (tool_use templates share it).
+  auto source = chat::SelectTemplate(e->templates_, /*has_tools=*/false);
+  if (!source.ok()) return source.status();
+  const Tokenizer& tok = generator->model().tokenizer();
+  e->syntax_ = chat::DetectChatSyntax(*source, [&tok](std::string_view piece) {
+    return tok.PieceToId(piece) != kNoToken;
+  });
   e->generator_ = std::move(generator);
   return e;
 }
@@ -90,16 +98,21 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
   gen.sampling = request.sampling;
   gen.stop = request.stop;
   ChatTurnResult result;
-  auto emit = [&](ChatEventKind kind, std::string_view text) {
-    if (text.empty()) return true;
-    if (!result.events.empty() && result.events.back().kind == kind && kind != ChatEventKind::kToolCall)
-      result.events.back().text += text;
-    else
-      result.events.push_back({kind, std::string(text)});
-    return !on_event || on_event(ChatEvent{kind, std::string(text)});
+  result.started_in_thinking = syntax_.StartsInThinking(*prompt_text);
+  chat::ChatOutputParser parser(syntax_, result.started_in_thinking);
+  bool go_on = true;
+  auto deliver = [&](std::vector<chat::OutputBlock> events) {
+    for (const auto& e : events)
+      if (go_on && on_event && !on_event(e)) go_on = false;
+    chat::AppendBlocks(result.blocks, events);
   };
-  auto r = generator_->Run(gen, [&](TokenId, std::string_view text) { return emit(ChatEventKind::kText, text); });
+  auto r = generator_->Run(gen, [&](TokenId id, std::string_view text) {
+    deliver(parser.Feed(text));
+    if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking) ++result.reasoning_tokens;
+    return go_on;
+  });
   if (!r.ok()) return r.status();
+  deliver(parser.Flush());
   result.generation = *std::move(r);
   return result;
 }

@@ -1,6 +1,7 @@
 // ChatEngine: chat turns over a Generator — the model's chat template renders the
 // OpenAI-style messages, the Generator reuses the KV cache of the conversation so far,
-// and the reply streams out as events. `uaii chat`, `generate --chat` and the C ABI's
+// and the reply streams out as Text / Thinking / ToolCall / Error events parsed from
+// the model's raw text with the syntax the template uses. `uaii chat`, `generate --chat` and the C ABI's
 // uaii_session_chat use it.
 #pragma once
 #include <functional>
@@ -10,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "chat/chat_template.h"
+#include "chat/output_blocks.h"
+#include "chat/output_syntax.h"
 #include "generation/generator.h"
 
 namespace uaii {
@@ -31,18 +34,15 @@ struct ChatTurnRequest {
   std::vector<std::string> stop;
 };
 
-enum class ChatEventKind { kText, kThinking, kToolCall, kError };
-struct ChatEvent {
-  ChatEventKind kind;
-  std::string text;  // kToolCall: {"name": ..., "arguments": {...}} as JSON
-};
-// Return false to cancel the turn.
-using ChatEventCallback = std::function<bool(const ChatEvent&)>;
+// Sees each reply event as it streams: text / thinking deltas, whole tool calls and
+// errors (chat/output_blocks.h). Return false to cancel the turn.
+using ChatEventCallback = std::function<bool(const chat::OutputBlock&)>;
 
 struct ChatTurnResult {
-  GenerationResult generation;
-  std::vector<ChatEvent> events;   // the whole reply as blocks (deltas merged)
-  int64_t reasoning_tokens = 0;
+  GenerationResult generation;          // generation.text is the raw reply, markers included
+  std::vector<chat::OutputBlock> blocks;  // the reply as blocks (deltas merged)
+  int64_t reasoning_tokens = 0;         // tokens produced inside reasoning blocks
+  bool started_in_thinking = false;     // the prompt ended inside an open reasoning block
 };
 
 class ChatEngine {
@@ -58,12 +58,15 @@ class ChatEngine {
   absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request,
                                      const ChatEventCallback& on_event = nullptr);
   void Reset() { generator_->Reset(); }
+  // Reasoning markers, tool-call syntax and capabilities, read from the template.
+  const chat::ChatSyntax& syntax() const { return syntax_; }
   Generator& generator() { return *generator_; }
 
  private:
   ChatEngine() = default;
   std::shared_ptr<Generator> generator_;
   chat::ModelTemplates templates_;
+  chat::ChatSyntax syntax_;
 };
 
 }  // namespace uaii
