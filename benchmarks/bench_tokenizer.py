@@ -39,7 +39,7 @@ def main():
             t0 = time.perf_counter()
             ids = hf.encode(text, add_special_tokens=False).ids
             best = min(best, time.perf_counter() - t0)
-        out = subprocess.run([os.path.join(BUILD, "lib", "tokenizers", "bench_tokenizer"),
+        out = subprocess.run([os.path.join(BUILD, "benchmarks", "bench_tokenizer"),
                               os.path.join(SHARED, name), path, "3"],
                              check=True, capture_output=True, text=True).stdout.split()
         print(f"{name:10} {float(out[0]):10.2f} {mb / best:10.2f} {str(int(out[1]) == len(ids)):>9}")

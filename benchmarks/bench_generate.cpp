@@ -1,0 +1,57 @@
+// uaii's side of the speed benchmark: prefill a prompt of N tokens, then decode M
+// tokens one at a time, on a Session; prints one JSON line. Token ids are synthetic
+// (the same ids llama.cpp gets in benchmarks/bench_vs_llamacpp.py), so the work is
+// exactly prefill + decode, with nothing from tokenization or sampling.
+//   uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "generation/process_stats.h"
+#include "uaii/session.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T]\n");
+    return 2;
+  }
+  int64_t n_prompt = 512, n_gen = 128;
+  int threads = 2;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--prompt")) n_prompt = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--gen")) n_gen = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+  }
+  auto model = uaii::Model::Load(argv[1]);
+  if (!model.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str());
+    return 1;
+  }
+  uaii::SessionOptions so;
+  so.threads = threads;
+  so.max_context = n_prompt + n_gen + 1;
+  so.prefill_chunk = 512;
+  auto session = uaii::Session::Create(*model, so);
+  if (!session.ok()) return 1;
+  const int64_t vocab = (*model)->info().n_vocab;
+  std::vector<uaii::TokenId> prompt(n_prompt);
+  for (int64_t i = 0; i < n_prompt; ++i) prompt[i] = static_cast<uaii::TokenId>(300 + (i * 7919) % (vocab - 300));
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  auto logits = (*session)->Eval(prompt);
+  auto t1 = Clock::now();
+  if (!logits.ok()) return 1;
+  for (int64_t i = 0; i < n_gen; ++i) {
+    auto l = (*session)->Decode(static_cast<uaii::TokenId>(300 + i % 1000));
+    if (!l.ok()) return 1;
+  }
+  auto t2 = Clock::now();
+  double prefill = std::chrono::duration<double>(t1 - t0).count();
+  double decode = std::chrono::duration<double>(t2 - t1).count();
+  std::printf("{\"prefill_tokens_per_s\": %.3f, \"decode_tokens_per_s\": %.3f, \"peak_rss_bytes\": %lld}\n",
+              n_prompt / prefill, n_gen / decode, (long long)uaii::PeakRssBytes());
+  return 0;
+}
