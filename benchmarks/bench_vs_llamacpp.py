@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""uaii and llama.cpp side by side, in one run, on the same GGUF files and thread counts.
+
+For each model and thread count: prefill (a 512-token prompt) and decode (128 tokens)
+tokens/s of both engines and their ratio, plus the machine's memory read bandwidth
+measured in the same run and the decode roofline (bandwidth / weight bytes read per
+token). llama.cpp is llama-cpp-python (requirements/oracle.txt); each engine runs in
+its own process, one after the other. Token ids are synthetic and identical for both.
+
+usage: bench_vs_llamacpp.py [--build build] [--models-dir DIR] [--threads 1 2]
+                            [--prompt 512] [--gen 128] [--only NAME ...] [--json OUT]
+Models: the default model (the cache) and TinyLlama-shaped Q4_0 / Q8_0 / Q4_K_M files
+written by make_bench_models.py into --models-dir (kept there for later runs).
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import gguf
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+LLAMA_CPP_RUNNER = textwrap.dedent("""
+    import json, sys, time
+    from llama_cpp import Llama
+    path, n_prompt, n_gen, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    llm = Llama(model_path=path, n_ctx=n_prompt + n_gen + 16, n_batch=512, n_ubatch=512,
+                n_threads=threads, n_threads_batch=threads, verbose=False)
+    vocab = llm.n_vocab()
+    prompt = [300 + (i * 7919) % (vocab - 300) for i in range(n_prompt)]
+    t0 = time.perf_counter(); llm.eval(prompt); t1 = time.perf_counter()
+    for i in range(n_gen):
+        llm.eval([300 + i % 1000])
+    t2 = time.perf_counter()
+    print(json.dumps({"prefill_tokens_per_s": n_prompt / (t1 - t0), "decode_tokens_per_s": n_gen / (t2 - t1)}))
+""")
+
+
+def weight_bytes_per_token(path):
+    """Bytes of weights one decode step reads: every tensor once, except the token
+    embedding (one row), which is read whole only when it is also the output head."""
+    r = gguf.GGUFReader(path)
+    names = {t.name for t in r.tensors}
+    total = 0
+    for t in r.tensors:
+        if t.name == "token_embd.weight" and "output.weight" in names:
+            total += int(t.n_bytes) // int(t.shape[-1])
+        else:
+            total += int(t.n_bytes)
+    return total
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--models-dir", default=os.path.join(os.environ.get("UAII_HOME", os.path.expanduser("~/.cache/uaii")), "bench-models"))
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--prompt", type=int, default=512)
+    ap.add_argument("--gen", type=int, default=128)
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    build = pathlib.Path(args.build)
+    import llama_cpp
+    models = {"gemma3-270m-q4_k_m (default)": str(pathlib.Path(os.environ.get("UAII_HOME", os.path.expanduser("~/.cache/uaii"))) / "models" / "gemma-3-270m-q4_k_m.gguf")}
+    wanted = ["q4_0", "q8_0", "q4_k_m"]
+    made = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_bench_models.py"), args.models_dir, *wanted],
+                          capture_output=True, text=True, check=True).stdout.split()
+    for name, path in zip(wanted, made):
+        models[f"tinyllama-{name}"] = path
+    if args.only:
+        models = {k: v for k, v in models.items() if any(o in k for o in args.only)}
+
+    rows = []
+    for threads in args.threads:
+        bw = run_json([str(build / "benchmarks" / "uaii_bench_membw"), "--threads", str(threads)])["read_gb_per_s"]
+        for name, path in models.items():
+            ours = run_json([str(build / "benchmarks" / "uaii_bench_generate"), path, "--prompt", str(args.prompt),
+                             "--gen", str(args.gen), "--threads", str(threads)])
+            ref = run_json([sys.executable, "-c", LLAMA_CPP_RUNNER, path, str(args.prompt), str(args.gen), str(threads)])
+            per_token = weight_bytes_per_token(path)
+            roofline = bw * 1e9 / per_token
+            row = {
+                "model": name, "threads": threads, "bandwidth_gb_s": bw, "weight_bytes_per_token": per_token,
+                "roofline_tokens_per_s": roofline,
+                "uaii": ours, "llama_cpp": ref,
+                "prefill_ratio": ours["prefill_tokens_per_s"] / ref["prefill_tokens_per_s"],
+                "decode_ratio": ours["decode_tokens_per_s"] / ref["decode_tokens_per_s"],
+                "decode_roofline_fraction": ours["decode_tokens_per_s"] / roofline,
+            }
+            rows.append(row)
+            print(f"{name:32s} t={threads}  prefill {ours['prefill_tokens_per_s']:7.1f} vs {ref['prefill_tokens_per_s']:7.1f} "
+                  f"({row['prefill_ratio']:.2f}x)  decode {ours['decode_tokens_per_s']:6.1f} vs "
+                  f"{ref['decode_tokens_per_s']:6.1f} ({row['decode_ratio']:.2f}x)  roofline {roofline:6.1f} "
+                  f"({row['decode_roofline_fraction']:.0%})  bw {bw:.1f} GB/s", flush=True)
+    result = {"llama_cpp_python": llama_cpp.__version__, "prompt": args.prompt, "gen": args.gen, "rows": rows}
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
