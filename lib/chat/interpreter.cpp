@@ -292,8 +292,11 @@ void Interpreter::RunLoop(const Stmt& s, const ScopePtr& scope, std::string& out
     if (s.recursive) {
       // loop(children) renders the same body one level deeper.
       const Stmt* stmt = &s;
-      ScopePtr outer = scope;
-      loop.fn = std::make_shared<Function>(Function{"loop", [stmt, outer, depth](Interpreter& in, CallArgs& a) {
+      if (keep_alive_.empty() || keep_alive_.back() != scope) keep_alive_.push_back(scope);
+      std::weak_ptr<Scope> weak = scope;
+      loop.fn = std::make_shared<Function>(Function{"loop", [stmt, weak, depth](Interpreter& in, CallArgs& a) {
+        ScopePtr outer = weak.lock();
+        if (!outer) throw JinjaError("TemplateRuntimeError", "loop() called after its template finished");
         DepthGuard g(in.depth_, in.opts_.limits.max_call_depth);
         std::string text;
         in.RunLoop(*stmt, outer, text, a.args.empty() ? Value::MakeList() : a.args[0], depth + 1);
@@ -330,9 +333,14 @@ void Interpreter::Assign(const Expr& target, const Value& v, const ScopePtr& sco
 
 Value Interpreter::MakeMacro(const Stmt& s, const ScopePtr& scope, const Value*) {
   const Stmt* stmt = &s;
-  ScopePtr defining = scope;
+  // The macro usually lives in the very scope it closes over; holding that scope
+  // weakly (kept alive by the interpreter for the render) avoids a reference cycle.
+  if (keep_alive_.empty() || keep_alive_.back() != scope) keep_alive_.push_back(scope);
+  std::weak_ptr<Scope> weak = scope;
   std::string name = s.kind == StmtKind::kMacro ? s.text : "caller";
-  return Value::Func(name, [stmt, defining, name](Interpreter& in, CallArgs& a) {
+  return Value::Func(name, [stmt, weak, name](Interpreter& in, CallArgs& a) {
+    ScopePtr defining = weak.lock();
+    if (!defining) throw JinjaError("TemplateRuntimeError", "macro '" + name + "' called after its template finished");
     DepthGuard g(in.depth_, in.opts_.limits.max_call_depth);
     auto ms = std::make_shared<Scope>();
     ms->parent = defining;

@@ -87,6 +87,8 @@ class Interpreter {
   uint64_t iterations_ = 0;
   size_t output_bytes_ = 0;
   int depth_ = 0;
+  // Scopes that macros / recursive loops close over (held weakly by them).
+  std::vector<ScopePtr> keep_alive_;
 };
 
 // [[noreturn]] helpers shared by the builtins.
