@@ -9,5 +9,6 @@ int RunTemplate(int argc, char** argv);
 int RunGenerate(int argc, char** argv);
 int RunTokenize(int argc, char** argv);
 int RunPull(int argc, char** argv);
+int RunChat(int argc, char** argv);
 
 }  // namespace uaii::cli

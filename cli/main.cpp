@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
     {"template", uaii::cli::RunTemplate, "render the chat template for messages (prompt text or token ids)"},
     {"generate", uaii::cli::RunGenerate, "greedy text continuation of a prompt"},
     {"tokenize", uaii::cli::RunTokenize, "encode text to token ids or decode ids to text"},
+    {"chat", uaii::cli::RunChat, "chat with a model: interactive turns, or one scripted turn as JSON blocks"},
     {"pull", uaii::cli::RunPull, "download a Hugging Face model (or --dry-run: will it fit?)"},
 };
 

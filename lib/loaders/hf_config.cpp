@@ -311,6 +311,12 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
                  StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
                         "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
   }
+  // Gemma configs: transformers uses hidden_activation (default gelu_pytorch_tanh) and
+  // ignores the legacy hidden_act ("gelu" in the original gemma-2b/7b configs).
+  if (c.model_type.rfind("gemma", 0) == 0 && !Get(obj, {"hidden_activation"})) {
+    c.activation = Activation::kGeluTanh;
+    c.activation_name = "gelu_pytorch_tanh";
+  }
   // ALiBi positions (BLOOM, MPT, Falcon-alibi) are not implemented.
   if (auto pe = Get(obj, {"position_embedding_type"})) {
     std::string_view s;

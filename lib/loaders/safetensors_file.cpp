@@ -238,6 +238,7 @@ absl::Status ConvertToF32(Dtype dtype, const uint8_t* src, uint64_t count, float
     std::memcpy(&v, src + i * sizeof v, sizeof v);
     return v;
   };
+  if (count == 0) return absl::OkStatus();  // empty tensors: dst may be null
   switch (dtype) {
     case Dtype::F32: std::memcpy(dst, src, count * 4); break;
     case Dtype::F16: for (uint64_t i = 0; i < count; ++i) dst[i] = Fp16ToFp32(load(i, uint16_t{})); break;

@@ -132,6 +132,8 @@ TEST_CASE("hf config: MoE and quantization keys", "[hf_config]") {
   CHECK(gptq->quant_method == "gptq");
   auto bnb = ParseHfConfig(Cfg(R"("quantization_config":{"load_in_4bit":true})"), "c");
   CHECK(bnb->quant_method == "bitsandbytes");
+  auto gemma = ParseHfConfig(R"({"model_type":"gemma","hidden_act":"gelu"})", "c");
+  CHECK(gemma->activation == Activation::kGeluTanh);  // hidden_activation default, hidden_act ignored
   auto vis = ParseHfConfig(Cfg(R"("vision_config":{"hidden_size":8})"), "c");
   CHECK(vis->sub_configs == std::vector<std::string>{"vision_config"});
 }

@@ -1,0 +1,496 @@
+// `uaii chat`: multi-turn chat in the terminal, or one scripted turn.
+//
+//   uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]
+//             [--preset NAME] [--max-tokens N] [--max-context N] [--threads N]
+//   uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]
+//   uaii chat -p TEXT [--json] [options]              (one user turn)
+//
+// Each turn renders the whole conversation with the model's chat template and
+// generates through one Generator, whose KV cache keeps the conversation: only the
+// tokens after the common prefix are evaluated (`cached_tokens` reports the reuse).
+// The reply streams through ChatOutputParser into Text / Thinking / ToolCall / Error
+// blocks; the syntax (reasoning markers, tool-call markup) is detected from the
+// template and the vocabulary. Interactive: libedit line editing and history,
+// /reset, /exit, Ctrl-C stops the current reply, thinking is shown dimmed.
+// --json prints one document (docs/json/chat.schema.json).
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <editline/readline.h>
+
+#include "args.h"
+#include "chat/chat_template.h"
+#include "chat/json.h"
+#include "chat/output_parser.h"
+#include "chat/output_syntax.h"
+#include "commands.h"
+#include "generation/chat_engine.h"
+#include "generation/generator.h"
+#include "loaders/model_locator.h"
+#include "util/json_writer.h"
+#include "util/str_cat.h"
+
+namespace uaii::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]\n"
+    "                 [--preset laptop|desktop|server|phone|none] [--max-tokens N] [--max-context N] [--threads N]\n"
+    "       uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]\n"
+    "       uaii chat -p TEXT [--json] [options]\n"
+    "interactive commands: /reset (forget the conversation), /exit (or Ctrl-D); Ctrl-C stops a reply\n";
+
+// Memory presets (docs/architecture.md). Until the planner applies memory budgets,
+// a preset sets the KV cache length (the preset's KV window) and the thread cap.
+struct Preset {
+  std::string_view name;
+  int64_t max_context;  // 0: --max-context or its default
+  int max_threads;      // 0: no cap
+};
+constexpr Preset kPresets[] = {
+    {"laptop", 2048, 0}, {"desktop", 4096, 0}, {"server", 8192, 0},
+    {"phone", 512, 4},   {"none", 0, 0},       {"off", 0, 0},
+};
+constexpr int64_t kDefaultMaxContext = 4096;
+
+std::atomic<bool> g_interrupted{false};
+void OnInterrupt(int) { g_interrupted = true; }
+
+int64_t PeakRssBytes() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+bool ParseInt(const std::string& s, int64_t* v) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat(what, " ", path, ": cannot open"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The template source ChatEngine renders (same choice: --chat-template as a .jinja
+// file, a tokenizer_config.json or a directory; else the model's own), for syntax
+// detection.
+absl::StatusOr<std::string> TemplateSource(const Model& model, const std::string& override_path, bool has_tools) {
+  chat::ModelTemplates templates;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (override_path.empty() || fs::is_directory(override_path, ec) ||
+      fs::path(override_path).filename() == "tokenizer_config.json") {
+    auto t = chat::LoadModelTemplates(override_path.empty() ? model.info().path : override_path);
+    if (!t.ok()) return t.status();
+    templates = *std::move(t);
+  } else {
+    auto text = ReadFile(override_path, "chat template");
+    if (!text.ok()) return text.status();
+    templates.origin = override_path;
+    templates.named = {{"default", *std::move(text)}};
+  }
+  return chat::SelectTemplate(templates, has_tools);
+}
+
+// One message as JSON: {"role": R, "content": C}.
+std::string MessageJson(std::string_view role, std::string_view content) {
+  JsonWriter w;
+  w.BeginObject().Key("role").String(role).Key("content").String(content).EndObject();
+  return w.str();
+}
+
+// The assistant's reply as a message for the next turn: its text, and its tool
+// calls in OpenAI's shape (arguments as an object, which every template reads).
+std::string AssistantJson(const std::vector<chat::OutputBlock>& blocks) {
+  std::string text;
+  for (const auto& b : blocks)
+    if (b.kind == chat::BlockKind::kText) text += b.text;
+  JsonWriter w;
+  w.BeginObject().Key("role").String("assistant").Key("content").String(text);
+  bool any_call = false;
+  for (const auto& b : blocks) {
+    if (b.kind != chat::BlockKind::kToolCall) continue;
+    if (!any_call) w.Key("tool_calls").BeginArray();
+    any_call = true;
+    w.BeginObject().Key("type").String("function");
+    if (!b.call.id.empty()) w.Key("id").String(b.call.id);
+    w.Key("function").BeginObject().Key("name").String(b.call.name).Key("arguments").Raw(b.call.arguments).EndObject();
+    w.EndObject();
+  }
+  if (any_call) w.EndArray();
+  w.EndObject();
+  return w.str();
+}
+
+std::string JoinArray(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+  return out + "]";
+}
+
+struct Turn {
+  std::vector<chat::OutputBlock> blocks;
+  GenerationResult generation;
+  int64_t reasoning_tokens = 0;
+  bool starts_in_thinking = false;
+};
+
+// Renders, generates and parses one turn; `on_event` sees every parser event.
+class ChatRunner {
+ public:
+  ChatRunner(ChatEngine& engine, chat::ChatSyntax syntax) : engine_(engine), syntax_(std::move(syntax)) {}
+
+  absl::StatusOr<Turn> Run(const ChatTurnRequest& request,
+                           const std::function<void(const chat::OutputBlock&)>& on_event) {
+    auto prompt_text = engine_.Render(request);
+    if (!prompt_text.ok()) return prompt_text.status();
+    const Tokenizer& tok = engine_.generator().model().tokenizer();
+    // As ChatEngine::Run: the rendered prompt spells its special tokens out.
+    auto prompt = tok.Encode(*prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
+    if (!prompt.ok()) return prompt.status();
+    GenerationRequest gen;
+    gen.prompt = *std::move(prompt);
+    gen.max_tokens = request.max_tokens;
+    gen.sampling = request.sampling;
+    gen.stop = request.stop;
+
+    Turn turn;
+    turn.starts_in_thinking = syntax_.StartsInThinking(*prompt_text);
+    chat::ChatOutputParser parser(syntax_, turn.starts_in_thinking);
+    auto take = [&](std::vector<chat::OutputBlock> events) {
+      for (const auto& e : events)
+        if (on_event) on_event(e);
+      chat::AppendBlocks(turn.blocks, events);
+    };
+    auto result = engine_.generator().Run(gen, [&](TokenId id, std::string_view text) {
+      take(parser.Feed(text));
+      // The final call (kNoToken) only releases held-back text.
+      if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking) ++turn.reasoning_tokens;
+      return !g_interrupted.load();
+    });
+    if (!result.ok()) return result.status();
+    take(parser.Flush());
+    turn.generation = *std::move(result);
+    return turn;
+  }
+
+  const chat::ChatSyntax& syntax() const { return syntax_; }
+
+ private:
+  ChatEngine& engine_;
+  chat::ChatSyntax syntax_;
+};
+
+// Prints events to a terminal: thinking dimmed, tool calls and errors marked.
+class Printer {
+ public:
+  explicit Printer(bool color) : color_(color) {}
+
+  void operator()(const chat::OutputBlock& e) {
+    bool switched = started_ && e.kind != last_;
+    if (switched && !at_line_start_) Put("\n");
+    if (switched && (last_ == chat::BlockKind::kThinking || e.kind == chat::BlockKind::kThinking)) Put("\n");
+    started_ = true;
+    last_ = e.kind;
+    switch (e.kind) {
+      case chat::BlockKind::kText: Put(e.text); break;
+      case chat::BlockKind::kThinking: Styled("\x1b[2m", e.text); break;
+      case chat::BlockKind::kToolCall:
+        Styled("\x1b[36m", StrCat("[tool call] ", e.call.name, " ", e.call.arguments,
+                                  e.call.id.empty() ? "" : " (id ", e.call.id, e.call.id.empty() ? "" : ")"));
+        Put("\n");
+        break;
+      case chat::BlockKind::kError:
+        Styled("\x1b[31m", StrCat("[unreadable tool call: ", e.text, "]"));
+        Put("\n");
+        break;
+    }
+    std::fflush(stdout);
+  }
+
+  void EndReply() {
+    if (started_ && !at_line_start_) Put("\n");
+    std::fflush(stdout);
+    started_ = false;
+    at_line_start_ = true;
+  }
+
+ private:
+  void Put(std::string_view s) {
+    if (s.empty()) return;
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    at_line_start_ = s.back() == '\n';
+  }
+  void Styled(const char* style, std::string_view s) {
+    if (color_) std::fputs(style, stdout);
+    Put(s);
+    if (color_) std::fputs("\x1b[0m", stdout);
+  }
+
+  bool color_;
+  bool started_ = false;
+  bool at_line_start_ = true;
+  chat::BlockKind last_ = chat::BlockKind::kText;
+};
+
+void PrintStats(const Turn& t) {
+  const GenerationResult& g = t.generation;
+  std::fprintf(stderr,
+               "[prompt %lld tokens: cached %lld, prefilled %lld | generated %lld tokens (reasoning %lld), stop %s | "
+               "prefill %.1f tok/s, decode %.1f tok/s]\n",
+               (long long)g.prompt_tokens, (long long)g.cached_tokens, (long long)g.prefilled_tokens,
+               (long long)g.tokens.size(), (long long)t.reasoning_tokens,
+               std::string(GenerationStopName(g.stop)).c_str(), g.prefill_tokens_per_s(), g.decode_tokens_per_s());
+  std::fflush(stderr);
+}
+
+std::string TurnJson(const Turn& t, const chat::ChatSyntax& syntax) {
+  const GenerationResult& g = t.generation;
+  std::string text;
+  for (const auto& b : t.blocks)
+    if (b.kind == chat::BlockKind::kText) text += b.text;
+  JsonWriter w(0);
+  w.BeginObject();
+  w.Key("blocks");
+  chat::WriteBlocksJson(w, t.blocks);
+  w.Key("text").String(text);
+  w.Key("tokens").BeginArray();
+  for (TokenId id : g.tokens) w.Int(id);
+  w.EndArray();
+  w.Key("usage").BeginObject();
+  w.Key("prompt_tokens").Int(g.prompt_tokens);
+  w.Key("completion_tokens").Int(static_cast<int64_t>(g.tokens.size()));
+  w.Key("cached_tokens").Int(g.cached_tokens);
+  w.Key("reasoning_tokens").Int(t.reasoning_tokens);
+  w.EndObject();
+  w.Key("timings").BeginObject();
+  w.Key("prefill_tokens_per_s").Double(g.prefill_tokens_per_s());
+  w.Key("decode_tokens_per_s").Double(g.decode_tokens_per_s());
+  w.EndObject();
+  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes()).EndObject();
+  w.Key("stop_reason").String(GenerationStopName(g.stop));
+  w.Key("syntax").BeginObject();
+  w.Key("reasoning");
+  if (syntax.reasoning) {
+    w.BeginObject().Key("open").String(syntax.reasoning->open).Key("close").String(syntax.reasoning->close).EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("tool_calls").String(chat::ToolCallSyntaxName(syntax.tool_calls));
+  w.Key("starts_in_thinking").Bool(t.starts_in_thinking);
+  w.Key("can_disable_thinking").Bool(syntax.capabilities.can_disable_thinking);
+  w.Key("tools").Bool(syntax.capabilities.tools);
+  w.EndObject();
+  w.EndObject();
+  return w.str();
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+// Reads a line: libedit on a terminal (editing, history), plain getline otherwise.
+// nullopt at end of input. Ctrl-C at the prompt gives an empty line.
+std::optional<std::string> ReadLine(bool tty) {
+  if (!tty) {
+    std::string line;
+    if (!std::getline(std::cin, line)) return std::nullopt;
+    return line;
+  }
+  g_interrupted = false;
+  char* raw = readline(">>> ");
+  if (!raw) {
+    if (g_interrupted.exchange(false)) {
+      std::printf("\n");
+      return std::string();
+    }
+    return std::nullopt;
+  }
+  std::string line(raw);
+  std::free(raw);
+  return line;
+}
+
+int Interactive(ChatRunner& runner, ChatEngine& engine, ChatTurnRequest base, const std::string& system) {
+  const bool tty = isatty(STDIN_FILENO);
+  const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  if (tty) using_history();
+  std::vector<std::string> messages;
+  auto fresh = [&] {
+    messages.clear();
+    if (!system.empty()) messages.push_back(MessageJson("system", system));
+  };
+  fresh();
+  std::fprintf(stderr, "uaii chat: /reset forgets the conversation, /exit quits, Ctrl-C stops a reply\n");
+  while (true) {
+    auto line = ReadLine(tty);
+    if (!line) break;
+    std::string input = Trim(*line);
+    if (input.empty()) continue;
+    if (tty) add_history(input.c_str());
+    if (input == "/exit" || input == "/quit") break;
+    if (input == "/reset") {
+      fresh();
+      engine.Reset();
+      std::printf("(conversation cleared)\n");
+      std::fflush(stdout);
+      continue;
+    }
+    if (input[0] == '/') {
+      std::printf("commands: /reset, /exit\n");
+      std::fflush(stdout);
+      continue;
+    }
+    messages.push_back(MessageJson("user", input));
+    ChatTurnRequest req = base;
+    req.messages_json = JoinArray(messages);
+    Printer printer(color);
+    g_interrupted = false;
+    auto turn = runner.Run(req, [&](const chat::OutputBlock& e) { printer(e); });
+    printer.EndReply();
+    if (!turn.ok()) {
+      std::fprintf(stderr, "uaii chat: %s\n", std::string(turn.status().message()).c_str());
+      messages.pop_back();
+      continue;
+    }
+    if (turn->generation.stop == GenerationStop::kCancelled) std::printf("[stopped]\n");
+    messages.push_back(AssistantJson(turn->blocks));
+    PrintStats(*turn);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunChat(int argc, char** argv) {
+  std::vector<std::string> storage;
+  for (int i = 0; i < argc; ++i) storage.push_back(std::string(argv[i]) == "-p" ? "--prompt" : argv[i]);
+  std::vector<char*> av;
+  for (auto& s : storage) av.push_back(s.data());
+  auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
+                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--max-tokens", "--max-context",
+                                    "--threads", "--messages", "--tools", "--prompt"},
+                         .boolean = {"--think", "--no-think", "--json"}});
+  auto usage = [](const std::string& why) {
+    std::fprintf(stderr, "uaii chat: %s\n%s", why.c_str(), kUsage);
+    return 2;
+  };
+  if (!args.ok()) return usage(std::string(args.status().message()));
+  if (!args->positional.empty()) return usage(StrCat("unexpected argument '", args->positional[0], "'"));
+  if (args->has("--think") && args->has("--no-think")) return usage("--think and --no-think exclude each other");
+  if (args->has("--messages") && args->has("--prompt")) return usage("--messages and -p exclude each other");
+  const bool scripted = args->has("--messages") || args->has("--prompt");
+  if (!scripted && (args->has("--json") || args->has("--tools")))
+    return usage("--json and --tools need --messages FILE.json or -p TEXT");
+  int64_t max_tokens = 512, threads = 0, max_context = 0;
+  if (!ParseInt(args->get("--max-tokens", "512"), &max_tokens) || max_tokens < 0 ||
+      !ParseInt(args->get("--threads", "0"), &threads) || threads < 0 ||
+      !ParseInt(args->get("--max-context", "0"), &max_context) || max_context < 0)
+    return usage("--max-tokens, --threads and --max-context take a non-negative integer");
+  const Preset* preset = nullptr;
+  std::string preset_name = args->get("--preset", "laptop");
+  for (const Preset& p : kPresets)
+    if (p.name == preset_name) preset = &p;
+  if (!preset) return usage(StrCat("unknown preset '", preset_name, "' (laptop, desktop, server, phone, none)"));
+
+  auto fail = [](const absl::Status& st) {
+    std::fprintf(stderr, "uaii chat: %s\n", std::string(st.message()).c_str());
+    return 1;
+  };
+  ChatTurnRequest base;
+  base.max_tokens = max_tokens;
+  if (args->has("--think")) base.think = true;
+  if (args->has("--no-think")) base.think = false;
+  std::vector<std::string> scripted_messages;
+  if (args->has("--messages")) {
+    auto text = ReadFile(args->get("--messages"), "messages file");
+    if (!text.ok()) return fail(text.status());
+    auto v = jinja::ParseJson(*text, StrCat("messages file ", args->get("--messages")));
+    if (!v.ok()) return fail(v.status());
+    if (!v->is_list() || v->list->empty())
+      return fail(absl::InvalidArgumentError(
+          StrCat("messages file ", args->get("--messages"), ": expected a non-empty JSON array of messages")));
+    base.messages_json = *std::move(text);
+  } else if (args->has("--prompt")) {
+    if (args->has("--system")) scripted_messages.push_back(MessageJson("system", args->get("--system")));
+    scripted_messages.push_back(MessageJson("user", args->get("--prompt")));
+    base.messages_json = JoinArray(scripted_messages);
+  }
+  if (args->has("--tools")) {
+    auto text = ReadFile(args->get("--tools"), "tools file");
+    if (!text.ok()) return fail(text.status());
+    auto v = jinja::ParseJson(*text, StrCat("tools file ", args->get("--tools")));
+    if (!v.ok()) return fail(v.status());
+    if (!v->is_list())
+      return fail(absl::InvalidArgumentError(StrCat("tools file ", args->get("--tools"), ": expected a JSON array")));
+    base.tools_json = *std::move(text);
+  }
+
+  auto path = ResolveModelPath(args->get("--model"));
+  if (!path.ok()) return fail(path.status());
+  auto model = Model::Load(*path);
+  if (!model.ok()) return fail(model.status());
+  SessionOptions so;
+  so.threads = static_cast<int>(threads);
+  if (preset->max_threads > 0) {
+    int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    so.threads = std::min(so.threads > 0 ? so.threads : cores, preset->max_threads);
+  }
+  so.max_context = max_context > 0 ? max_context : preset->max_context > 0 ? preset->max_context : kDefaultMaxContext;
+  auto gen = Generator::Create(*model, so);
+  if (!gen.ok()) return fail(gen.status());
+  const std::string template_path = args->get("--chat-template");
+  auto engine = ChatEngine::Create(std::shared_ptr<Generator>(*std::move(gen)), template_path);
+  if (!engine.ok()) return fail(engine.status());
+  auto source = TemplateSource(**model, template_path, base.tools_json.has_value());
+  if (!source.ok()) return fail(source.status());
+  const Tokenizer& tok = (*model)->tokenizer();
+  chat::ChatSyntax syntax =
+      chat::DetectChatSyntax(*source, [&tok](std::string_view p) { return tok.PieceToId(p) != kNoToken; });
+  if (base.think && !syntax.capabilities.can_disable_thinking)
+    std::fprintf(stderr, "uaii chat: note: the chat template does not read enable_thinking; --%s changes nothing\n",
+                 *base.think ? "think" : "no-think");
+  ChatRunner runner(**engine, syntax);
+
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: Ctrl-C at the prompt interrupts the read
+  sigaction(SIGINT, &sa, nullptr);
+
+  if (!scripted) return Interactive(runner, **engine, base, args->get("--system"));
+
+  const bool json = args->has("--json");
+  Printer printer(!json && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+  auto turn = runner.Run(base, [&](const chat::OutputBlock& e) {
+    if (!json) printer(e);
+  });
+  if (!turn.ok()) return fail(turn.status());
+  if (json) {
+    std::printf("%s\n", TurnJson(*turn, syntax).c_str());
+  } else {
+    printer.EndReply();
+    PrintStats(*turn);
+  }
+  return 0;
+}
+
+}  // namespace uaii::cli
