@@ -122,6 +122,28 @@ TEST_CASE("hf loader: qwen3 gemma3 phi3 gpt2 variants", "[hf_loader]") {
   CHECK(t->Find("h.0.attn.bias")->role.empty());  // causal-mask buffer, ignored
 }
 
+TEST_CASE("hf loader: I8 and U8 weights are promoted to f32", "[hf_loader]") {
+  auto m = LoadHfModel(Model("llama_int8"));
+  REQUIRE(m.ok());
+  const HfTensor* down = m->Find("model.layers.0.mlp.down_proj.weight");
+  const HfTensor* norm = m->Find("model.norm.weight");
+  REQUIRE(down != nullptr);
+  REQUIRE(norm != nullptr);
+  CHECK(down->promote_to_f32);
+  CHECK(down->stored == safetensors::Dtype::I8);
+  CHECK(down->dtype == TensorType::F32);
+  CHECK(down->bytes == 64 * 128);
+  CHECK(norm->stored == safetensors::Dtype::U8);
+  auto v = MaterializeF32(*m, *down);
+  REQUIRE(v.ok());
+  REQUIRE(v->size() == 64 * 128);
+  bool integral = true, negative = false;
+  for (float x : *v) integral &= x == static_cast<float>(static_cast<int>(x)) && x >= -128 && x <= 127, negative |= x < 0;
+  CHECK(integral);
+  CHECK(negative);
+  CHECK(!m->Find("model.embed_tokens.weight")->promote_to_f32);
+}
+
 TEST_CASE("hf loader: refused and described-only directories", "[hf_loader]") {
   auto gptq = LoadHfModel(Model("gptq"));
   CHECK_THAT(Message(gptq.status()), Catch::Contains("convert to dense BF16/F16 or to GGUF"));
