@@ -367,7 +367,8 @@ int Interactive(ChatRunner& runner, ChatEngine& engine, ChatTurnRequest base, co
     auto turn = runner.Run(req, [&](const chat::OutputBlock& e) { printer(e); });
     printer.EndReply();
     if (!turn.ok()) {
-      std::fprintf(stderr, "uaii chat: %s\n", std::string(turn.status().message()).c_str());
+      std::fprintf(stderr, "uaii chat: %s%s\n", std::string(turn.status().message()).c_str(),
+                   absl::IsOutOfRange(turn.status()) ? " (/reset starts a new conversation)" : "");
       messages.pop_back();
       continue;
     }
