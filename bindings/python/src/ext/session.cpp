@@ -1,0 +1,253 @@
+// uaii.Session over uaii_session_create / _generate / _chat / _reset.
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <string>
+
+#include "model.h"
+#include "request.h"
+#include "session_core.h"
+#include "stream.h"
+
+namespace uaii_py {
+namespace {
+
+struct PresetName {
+  const char* name;
+  uaii_preset preset;
+};
+constexpr PresetName kPresets[] = {
+    {"none", UAII_PRESET_NONE},     {"off", UAII_PRESET_NONE},       {"laptop", UAII_PRESET_LAPTOP},
+    {"desktop", UAII_PRESET_DESKTOP}, {"server", UAII_PRESET_SERVER}, {"phone", UAII_PRESET_PHONE},
+};
+
+uaii_preset PresetFrom(const std::optional<std::string>& name) {
+  if (!name) return UAII_PRESET_NONE;
+  for (const PresetName& p : kPresets)
+    if (*name == p.name) return p.preset;
+  Fail(UAII_ERR_INVALID_ARGUMENT,
+       "unknown preset \"" + *name + "\"; use one of none, laptop, desktop, server, phone");
+}
+
+class Session {
+ public:
+  Session(const Model& model, const std::optional<std::string>& preset, std::optional<double> ram_gb,
+          int64_t kv_window, std::optional<int64_t> threads, const std::string& device,
+          std::optional<int64_t> max_context) {
+    uaii_session_options o;
+    uaii_session_options_init(&o);
+    o.preset = PresetFrom(preset);
+    if (ram_gb) {
+      if (!std::isfinite(*ram_gb) || *ram_gb < 0)
+        Fail(UAII_ERR_INVALID_ARGUMENT, "ram_gb " + std::to_string(*ram_gb) + " is not a size (GiB >= 0)");
+      o.ram_budget_bytes = static_cast<uint64_t>(*ram_gb * 1024.0 * 1024.0 * 1024.0);
+    }
+    o.kv_window = kv_window;
+    if (threads) {
+      if (*threads > INT32_MAX || *threads < INT32_MIN)
+        Fail(UAII_ERR_INVALID_ARGUMENT, "threads " + std::to_string(*threads) + " is out of range");
+      o.threads = static_cast<int32_t>(*threads);
+    }
+    if (device.find('\0') != std::string::npos) Fail(UAII_ERR_INVALID_ARGUMENT, "device contains a NUL character");
+    o.device = device.c_str();
+    if (max_context) o.max_context = *max_context;
+
+    auto core = std::make_shared<SessionCore>();
+    core->model = model.handle();
+    uaii_status st;
+    std::string error;
+    {
+      py::gil_scoped_release nogil;  // allocates the KV cache
+      st = uaii_session_create(core->model->h, &o, &core->h);
+      if (st != UAII_OK) error = uaii_last_error();
+    }
+    if (st != UAII_OK) Fail(st, error);
+    core_ = std::move(core);
+  }
+
+  py::object Run(Request request, bool stream) {
+    std::shared_ptr<SessionCore> core = Live();
+    core->Acquire();
+    if (stream) {
+      auto state = std::make_shared<StreamState>(core, std::move(request));
+      {
+        std::lock_guard<std::mutex> lock(core->mu);
+        core->active = state;
+      }
+      state->Start();
+      return py::cast(std::make_shared<Stream>(std::move(state)));
+    }
+    Outcome out;
+    {
+      py::gil_scoped_release nogil;
+      out = RunRequest(core->h, request, nullptr, nullptr);
+      core->Release();
+    }
+    if (out.status != UAII_OK) Fail(out.status, out.error);
+    auto result = std::make_shared<GenerateResult>(MakeResult(out.result, std::move(out.text)));
+    core->SetLastResult(result);
+    return DecodeUtf8(result->text);
+  }
+
+  void Reset() {
+    std::shared_ptr<SessionCore> core = Live();
+    core->Acquire();
+    uaii_status st = uaii_session_reset(core->h);
+    std::string error = st == UAII_OK ? "" : uaii_last_error();
+    core->Release();
+    if (st != UAII_OK) Fail(st, error);
+  }
+
+  std::shared_ptr<GenerateResult> LastResult() {
+    if (!core_) return closed_last_result_;
+    std::lock_guard<std::mutex> lock(core_->mu);
+    return core_->last_result;
+  }
+
+  void Close() {
+    if (!core_) return;
+    StopActiveStream(core_);
+    closed_last_result_ = LastResult();  // still readable after close
+    core_.reset();  // a call still running on another thread keeps its own reference
+  }
+  bool closed() const { return core_ == nullptr; }
+
+ private:
+  // The session, after stopping a stream still open on it (a new call supersedes it).
+  std::shared_ptr<SessionCore> Live() {
+    Require(core_, "the session");
+    std::shared_ptr<SessionCore> core = core_;
+    StopActiveStream(core);
+    return core;
+  }
+
+  static void StopActiveStream(const std::shared_ptr<SessionCore>& core) {
+    std::shared_ptr<StreamState> active;
+    {
+      std::lock_guard<std::mutex> lock(core->mu);
+      active = core->active.lock();
+      core->active.reset();
+    }
+    if (!active) return;
+    active->Cancel();
+    py::gil_scoped_release nogil;
+    active->Join();
+  }
+
+  std::shared_ptr<SessionCore> core_;
+  std::shared_ptr<GenerateResult> closed_last_result_;
+};
+
+SamplingArgs Args(std::optional<int64_t> max_tokens, std::optional<double> temperature, std::optional<int64_t> top_k,
+                  std::optional<double> top_p, std::optional<double> min_p, std::optional<double> repeat_penalty,
+                  std::optional<double> presence_penalty, std::optional<double> frequency_penalty,
+                  py::object seed, py::object stop) {
+  SamplingArgs a;
+  a.max_tokens = max_tokens;
+  a.temperature = temperature;
+  a.top_k = top_k;
+  a.top_p = top_p;
+  a.min_p = min_p;
+  a.repeat_penalty = repeat_penalty;
+  a.presence_penalty = presence_penalty;
+  a.frequency_penalty = frequency_penalty;
+  a.seed = std::move(seed);
+  a.stop = std::move(stop);
+  return a;
+}
+
+constexpr const char* kSamplingDoc = R"doc(
+Sampling keywords (None keeps the engine's default):
+  max_tokens (256), temperature (0: greedy; > 0 samples), top_k (40; <= 0 off),
+  top_p (0.95; 1 off), min_p (0.05; 0 off), repeat_penalty (1: off),
+  presence_penalty (0), frequency_penalty (0), seed (0xC0FFEE: the same seed
+  reproduces a run), stop (a str or a list of str; the reply ends before the first
+  one, which is not included).
+stream=False returns the reply as a str (session.last_result holds the usage);
+stream=True returns a uaii.Stream of uaii.Event, ending with a 'done' event.
+The GIL is released while the engine computes.
+)doc";
+
+}  // namespace
+
+void BindSession(py::module_& m) {
+  BindStream(m);
+  py::class_<Session, std::shared_ptr<Session>>(m, "Session", R"doc(
+A conversation with a model: its KV cache, sampling state and last result.
+
+    uaii.Session(model, preset=None, ram_gb=None, kv_window=0, threads=None,
+                 device="cpu", max_context=None)
+
+preset: None / "none" (everything resident, the default), "laptop", "desktop",
+"server", "phone". ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV
+cache window in tokens (0: unbounded up to max_context). threads: None uses the
+physical cores. device: "cpu" or "auto". max_context: None uses the model's training
+context, capped at 4096.
+
+A session belongs to one thread at a time (a second thread's call raises
+InvalidStateError); make one session per thread, they may share one model. Use it as
+a context manager or call close().
+)doc")
+      .def(py::init<const Model&, const std::optional<std::string>&, std::optional<double>, int64_t,
+                    std::optional<int64_t>, const std::string&, std::optional<int64_t>>(),
+           py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
+           py::arg("kv_window") = 0, py::arg("threads") = py::none(), py::arg("device") = "cpu",
+           py::arg("max_context") = py::none())
+      .def(
+          "generate",
+          [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,
+             std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
+             std::optional<double> repeat_penalty, std::optional<double> presence_penalty,
+             std::optional<double> frequency_penalty, py::object seed, py::object stop, bool stream) {
+            Request r = Request::Generate(prompt, Args(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                                       presence_penalty, frequency_penalty, seed, stop));
+            return s.Run(std::move(r), stream);
+          },
+          py::arg("prompt"), py::kw_only(), py::arg("max_tokens") = py::none(), py::arg("temperature") = py::none(),
+          py::arg("top_k") = py::none(), py::arg("top_p") = py::none(), py::arg("min_p") = py::none(),
+          py::arg("repeat_penalty") = py::none(), py::arg("presence_penalty") = py::none(),
+          py::arg("frequency_penalty") = py::none(), py::arg("seed") = py::none(), py::arg("stop") = py::none(),
+          py::arg("stream") = false,
+          (std::string(R"doc(
+Continues the raw `prompt` text (BOS as the model's metadata says). `prompt` is the
+whole text: the session reuses its KV cache for the longest prefix it already holds.
+)doc") + kSamplingDoc).c_str())
+      .def(
+          "chat",
+          [](Session& s, const py::object& messages, const py::object& tools, std::optional<bool> think,
+             std::optional<int64_t> max_tokens, std::optional<double> temperature, std::optional<int64_t> top_k,
+             std::optional<double> top_p, std::optional<double> min_p, std::optional<double> repeat_penalty,
+             std::optional<double> presence_penalty, std::optional<double> frequency_penalty, py::object seed,
+             py::object stop, bool stream) {
+            Request r = Request::Chat(messages, tools, think,
+                                      Args(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                           presence_penalty, frequency_penalty, seed, stop));
+            return s.Run(std::move(r), stream);
+          },
+          py::arg("messages"), py::arg("tools") = py::none(), py::kw_only(), py::arg("think") = py::none(),
+          py::arg("max_tokens") = py::none(), py::arg("temperature") = py::none(), py::arg("top_k") = py::none(),
+          py::arg("top_p") = py::none(), py::arg("min_p") = py::none(), py::arg("repeat_penalty") = py::none(),
+          py::arg("presence_penalty") = py::none(), py::arg("frequency_penalty") = py::none(),
+          py::arg("seed") = py::none(), py::arg("stop") = py::none(), py::arg("stream") = false,
+          (std::string(R"doc(
+One chat turn. `messages` is an OpenAI-style list of messages
+([{"role": "user", "content": "..."}], or the same as a JSON string), `tools` a list
+of tool declarations or None, `think` True / False / None (the template's default).
+The prompt is rendered with the model's own chat template (NotFoundError when the
+model has none); the session reuses its KV cache for the part of the conversation it
+has already seen. Streamed events split the reply into 'text', 'thinking' and
+'tool_call' events.
+)doc") + kSamplingDoc).c_str())
+      .def("reset", &Session::Reset, "Forgets the conversation (the KV cache).")
+      .def_property_readonly("last_result", &Session::LastResult,
+                             "The uaii.GenerateResult of the last finished call (None before the first); still readable after "
+                             "close().")
+      .def_property_readonly("closed", &Session::closed, "True after close().")
+      .def("close", &Session::Close,
+           "Stops a stream still running on the session and frees it (idempotent); later calls raise "
+           "InvalidStateError.")
+      .def("__enter__", [](std::shared_ptr<Session> self) { return self; })
+      .def("__exit__", [](Session& self, py::args) { self.Close(); });
+}
+
+}  // namespace uaii_py
