@@ -208,3 +208,27 @@ def test_chat_terminal_ctrl_c_stops_the_reply(uaii_bin, tiny_chat):
     os.write(term.fd, b"\x03")
     term.read_until(rb">>> ")
     assert term.close() == 0
+
+
+def test_chat_detects_syntax_from_the_template(uaii_bin, tmp_path):
+    """Qwen3's real template on the default model (the tiny ones have too short a
+    context for its tool preamble): the syntax the parser uses comes from the
+    template (reasoning markers, tagged-JSON calls, capabilities)."""
+    found = default_chat()
+    if not found:
+        pytest.skip("default model or ../shared missing")
+    model = found[0]
+    qwen3 = SHARED / "data" / "tokenizers" / "qwen3" / "tokenizer_config.json"
+    if not qwen3.exists():
+        pytest.skip(f"{qwen3} missing")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"type": "function", "function": {
+        "name": "get_weather", "description": "Weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]))
+    for flag in ("--think", "--no-think"):
+        p = run_uaii(uaii_bin, "chat", "--model", model, "--chat-template", qwen3, "-p", "Weather in Paris?",
+                     "--tools", tools, flag, "--max-tokens", "2", "--json")
+        doc = json.loads(p.stdout)
+        jsonschema.validate(doc, load_schema("chat.schema.json"))
+        assert doc["syntax"] == {"reasoning": {"open": "<think>", "close": "</think>"}, "tool_calls": "tagged_json",
+                                 "starts_in_thinking": False, "can_disable_thinking": True, "tools": True}
