@@ -569,3 +569,63 @@ TEST_CASE("detect syntax: template snippets") {
   CHECK_FALSE(g.StartsInThinking("<|turn>model\n<|channel>thought\n<channel|>"));
   CHECK(ToolCallSyntaxName(ToolCallSyntax::kQwenXml) == "qwen_xml");
 }
+
+// Random outputs built from marker fragments, JSON bits and multi-byte text: for
+// every syntax, the blocks must not depend on where the stream is split, and no
+// delta may be empty or cut a UTF-8 character.
+#include <random>
+
+TEST_CASE("output parser: random outputs give the same blocks at any split") {
+  const std::vector<std::string> fragments = {
+      "<think>", "</think>", "<|channel>thought\n", "<channel|>", "<tool_call>", "</tool_call>", "<|tool_call>",
+      "<tool_call|>", "<|tool_call|>", "<|python_tag|>", "<|eom_id|>", "<|\"|>", "call:f{", "a:1", "}", "{", "[", "]",
+      "\"name\": \"f\"", "\"arguments\": {}", "\"parameters\": ", ",", ":", "<function=f>", "<parameter=x>",
+      "</parameter>", "</function>", "<", "</", "<|", "|>", "\n", " ", "\n\n", "hello", "é", "世界", "🎉", ";", "\"",
+      "\\", "tool", "think", "x.call(q=\"v\")"};
+  std::mt19937 rng(1234);
+  const std::vector<std::pair<TC, Reasoning>> syntaxes = {
+      {TC::kNone, kNoReasoning}, {TC::kTaggedJson, kThink},  {TC::kQwenXml, kThink},
+      {TC::kGemma4, kChannel},   {TC::kGranite, kNoReasoning}, {TC::kLlama3, kNoReasoning}};
+  for (const auto& [tools, reasoning] : syntaxes) {
+    for (int n = 0; n < 150; ++n) {
+      std::string s;
+      int len = 1 + static_cast<int>(rng() % 12);
+      for (int i = 0; i < len; ++i) s += fragments[rng() % fragments.size()];
+      for (bool thinking : {false, true}) {
+        ChatSyntax syntax = Syntax(tools, reasoning);
+        auto whole = ChatOutputParser::ParseAll(syntax, thinking, {s});
+        Case c{"random", tools, reasoning, thinking, s, whole};
+        std::vector<std::string> bytes;
+        for (char ch : s) bytes.emplace_back(1, ch);
+        CheckSplit(c, bytes, "byte by byte");
+        CheckSplit(c, Utf8Chars(s), "by UTF-8 character");
+        std::vector<std::string> pieces;
+        for (size_t i = 0; i < s.size();) {
+          size_t k = std::min(s.size() - i, size_t(1 + rng() % 7));
+          pieces.push_back(s.substr(i, k));
+          i += k;
+        }
+        CheckSplit(c, pieces, "in random pieces");
+      }
+    }
+  }
+}
+
+TEST_CASE("output parser: hostile nesting is an error, not a crash") {
+  std::string deep = "<|tool_call>call:f{a:" + std::string(100000, '[') + "<tool_call|>ok";
+  auto blocks = ChatOutputParser::ParseAll(Syntax(TC::kGemma4, kChannel), false, {deep});
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0].kind == BlockKind::kError);
+  CHECK(blocks[0].text.find("nest too deeply") != std::string::npos);
+  CHECK(blocks[1] == T("ok"));
+
+  std::string json = "<tool_call>{\"name\": \"f\", \"arguments\": " + std::string(100000, '[') + "</tool_call>";
+  blocks = ChatOutputParser::ParseAll(Syntax(TC::kTaggedJson, kThink), false, {json});
+  REQUIRE(blocks.size() == 1);
+  CHECK(blocks[0].kind == BlockKind::kError);
+
+  std::string bare = std::string(100000, '{');
+  blocks = ChatOutputParser::ParseAll(Syntax(TC::kLlama3, kNoReasoning), false, {bare});
+  REQUIRE(blocks.size() == 1);
+  CHECK(blocks[0] == T(bare));
+}
