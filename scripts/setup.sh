@@ -20,6 +20,7 @@ APT_PACKAGES=(
   libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
   libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
   libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev
+  default-jdk-headless kotlin junit4
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

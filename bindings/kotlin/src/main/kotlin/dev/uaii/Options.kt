@@ -1,0 +1,131 @@
+// Value types: options (generation defaults come from the library's uaii_generate_options_init,
+// so they never drift from the C ABI), usage, events, chat messages.
+package dev.uaii
+
+/** How a session runs. Memory presets and KV windows are not implemented by the engine yet. */
+data class SessionOptions @JvmOverloads constructor(
+  /** "cpu" (default) or "auto". */
+  val device: String = "cpu",
+  /** <= 0: physical cores. */
+  val threads: Int = 0,
+  /** 0: the model's training context, capped at 4096. */
+  val maxContext: Long = 0
+)
+
+internal object Defaults {
+  val ints = IntArray(3)
+  val floats = FloatArray(6)
+  val seed: Long
+
+  init {
+    Native.ensureLoaded()
+    seed = Native.generateDefaults(ints, floats)
+  }
+}
+
+data class GenerateOptions @JvmOverloads constructor(
+  val maxTokens: Int = Defaults.ints[0],
+  /** 0: greedy; > 0 samples. */
+  val temperature: Float = Defaults.floats[0],
+  val topK: Int = Defaults.ints[1],
+  val topP: Float = Defaults.floats[1],
+  val minP: Float = Defaults.floats[2],
+  val repeatPenalty: Float = Defaults.floats[3],
+  val presencePenalty: Float = Defaults.floats[4],
+  val frequencyPenalty: Float = Defaults.floats[5],
+  /** The same seed reproduces a sampled run. */
+  val seed: Long = Defaults.seed,
+  /** Stop strings (not emitted). */
+  val stop: List<String> = emptyList(),
+  /** Chat only: null is the template's default. */
+  val think: Boolean? = null
+) {
+  internal fun ints() = intArrayOf(maxTokens, topK, if (think == null) -1 else if (think) 1 else 0)
+  internal fun floats() = floatArrayOf(temperature, topP, minP, repeatPenalty, presencePenalty, frequencyPenalty)
+  internal fun stops() = stop.map { cString(it, "stop string") }.toTypedArray()
+}
+
+enum class StopReason(val code: Int) {
+  END_OF_GENERATION(1), MAX_TOKENS(2), STOP_STRING(3), CANCELLED(4), CONTEXT_FULL(5), UNKNOWN(-1);
+
+  companion object {
+    @JvmStatic
+    fun of(code: Int): StopReason = values().firstOrNull { it.code == code } ?: UNKNOWN
+  }
+}
+
+/** What a generation used and how fast it went (uaii_generate_result). */
+data class Usage(
+  val stopReason: StopReason,
+  val promptTokens: Long,
+  val completionTokens: Long,
+  /** Prompt tokens reused from the session's KV cache. */
+  val cachedTokens: Long,
+  val reasoningTokens: Long,
+  val peakRssBytes: Long,
+  val prefillTokensPerSecond: Double,
+  val decodeTokensPerSecond: Double
+) {
+  internal companion object {
+    fun of(stats: LongArray, rates: DoubleArray) =
+      Usage(StopReason.of(stats[0].toInt()), stats[1], stats[2], stats[3], stats[4], stats[5], rates[0], rates[1])
+  }
+}
+
+/** One streamed piece of a reply. */
+sealed class Event {
+  /** Visible text. */
+  data class Text(val text: String) : Event()
+  /** Reasoning text. */
+  data class Thinking(val text: String) : Event()
+  /** A tool call as JSON: {"name": ..., "arguments": {...}}. */
+  data class ToolCall(val json: String) : Event()
+  /** A malformed tool call; the reply goes on. */
+  data class Error(val message: String) : Event()
+  /** The last event of a reply. */
+  data class Done(val usage: Usage) : Event()
+
+  internal companion object {
+    /** null for a kind this SDK does not know (a newer library). */
+    fun of(kind: Int, text: ByteArray): Event? = when (kind) {
+      1 -> Text(fromUtf8(text))
+      2 -> Thinking(fromUtf8(text))
+      3 -> ToolCall(fromUtf8(text))
+      4 -> Error(fromUtf8(text))
+      else -> null
+    }
+  }
+}
+
+/** A finished reply: its whole visible text and its usage. */
+data class Generation(val text: String, val usage: Usage)
+
+/** One OpenAI-style chat message. */
+data class ChatMessage(val role: String, val content: String) {
+  companion object {
+    @JvmStatic fun system(content: String) = ChatMessage("system", content)
+    @JvmStatic fun user(content: String) = ChatMessage("user", content)
+    @JvmStatic fun assistant(content: String) = ChatMessage("assistant", content)
+
+    /** [{"role": ..., "content": ...}, ...] with JSON string escaping (RFC 8259). */
+    @JvmStatic
+    fun toJson(messages: List<ChatMessage>): String =
+      messages.joinToString(",", "[", "]") { "{\"role\":${quote(it.role)},\"content\":${quote(it.content)}}" }
+
+    private fun quote(s: String): String {
+      val out = StringBuilder("\"")
+      for (c in s) {
+        when {
+          c == '"' -> out.append("\\\"")
+          c == '\\' -> out.append("\\\\")
+          c == '\n' -> out.append("\\n")
+          c == '\r' -> out.append("\\r")
+          c == '\t' -> out.append("\\t")
+          c < ' ' -> out.append(String.format("\\u%04x", c.toInt()))
+          else -> out.append(c)
+        }
+      }
+      return out.append('"').toString()
+    }
+  }
+}

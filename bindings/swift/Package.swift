@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+// The Swift SDK of uaii: a thin, safe layer over the C ABI (capi/uaii.h, libuaii).
+// libuaii is found at link time through the linker's search path; on Linux:
+//   swift build -Xlinker -L<build> -Xlinker -rpath -Xlinker <build>
+// (bindings/swift/scripts/test.sh does this). On Apple platforms see docs/swift.md.
+import PackageDescription
+
+let package = Package(
+  name: "Uaii",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "Uaii", targets: ["Uaii"]),
+    .executable(name: "uaii-swift-example", targets: ["UaiiExample"]),
+  ],
+  targets: [
+    // The C ABI as a Clang module: a module map over capi/uaii.h that links libuaii.
+    .systemLibrary(name: "CUaii", path: "Sources/CUaii"),
+    .target(name: "Uaii", dependencies: ["CUaii"]),
+    .executableTarget(name: "UaiiExample", dependencies: ["Uaii"]),
+    .testTarget(name: "UaiiTests", dependencies: ["Uaii"]),
+  ]
+)
