@@ -182,6 +182,7 @@ bool ChatOutputParser::StepText(bool final) {
     buf_.erase(0, p);
     if (buf_[0] == '{') {
       mode_ = Mode::kBareJson;
+      json_ = JsonExtent();
       return true;
     }
     bare_ = Bare::kOff;
@@ -204,6 +205,8 @@ bool ChatOutputParser::StepText(bool final) {
   } else {
     tool_open_ = std::string(marker);
     mode_ = markup_->close.empty() ? Mode::kToolJson : Mode::kToolTagged;
+    close_scanned_ = 0;
+    json_ = JsonExtent();
   }
   return true;
 }
@@ -224,8 +227,10 @@ bool ChatOutputParser::StepThinking(bool final) {
 }
 
 bool ChatOutputParser::StepToolTagged(bool final) {
-  size_t hit = buf_.find(markup_->close);
+  size_t hit = buf_.find(markup_->close, close_scanned_);
   if (hit == std::string::npos) {
+    // The next search starts where a marker could still begin.
+    close_scanned_ = buf_.size() >= markup_->close.size() ? buf_.size() - markup_->close.size() + 1 : 0;
     if (!final) return false;
     EmitCalls(buf_, tool_open_ + buf_, /*closed=*/false);
     buf_.clear();
@@ -257,7 +262,7 @@ bool ChatOutputParser::StepToolJson(bool final) {
     mode_ = Mode::kText;
     return true;
   }
-  auto end = JsonValueEnd(std::string_view(buf_).substr(p));
+  auto end = json_.Scan(std::string_view(buf_).substr(p));
   if (!end) {
     if (final) {
       EmitCalls(buf_, tool_open_ + buf_, /*closed=*/false);
@@ -280,7 +285,7 @@ bool ChatOutputParser::StepBareJson(bool final) {
     mode_ = Mode::kText;
     return true;
   };
-  auto end = JsonValueEnd(buf_);
+  auto end = json_.Scan(buf_);
   if (!end) {
     // An object whose first key is not a string cannot be a call: stream it as text.
     size_t q = buf_.find_first_not_of(kSpace, 1);

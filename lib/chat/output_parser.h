@@ -22,6 +22,7 @@
 
 #include "chat/output_blocks.h"
 #include "chat/output_syntax.h"
+#include "chat/tool_call_json.h"
 
 namespace uaii::chat {
 
@@ -78,6 +79,8 @@ class ChatOutputParser {
   std::string pending_ws_;   // trailing whitespace of the current block, held back
   bool skip_ws_ = true;      // drop whitespace at the start of the next block
   std::string tool_open_;    // the marker that opened the current tool call
+  size_t close_scanned_ = 0; // kToolTagged: buf_ before this holds no closing marker
+  JsonExtent json_;          // kToolJson / kBareJson: where the value ends
   std::vector<OutputBlock> out_;
   PieceClass last_class_ = PieceClass::kText;
 };

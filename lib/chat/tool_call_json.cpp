@@ -93,28 +93,29 @@ bool LooksLikeToolCall(const jinja::Value& v) {
   return named && GetArguments(*fields) != nullptr;
 }
 
-std::optional<size_t> JsonValueEnd(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+std::optional<size_t> JsonExtent::Scan(std::string_view text) {
+  for (; pos_ < text.size(); ++pos_) {
+    char c = text[pos_];
+    if (in_string_) {
+      if (escape_) escape_ = false;
+      else if (c == '\\') escape_ = true;
+      else if (c == '"') in_string_ = false;
       continue;
     }
     switch (c) {
-      case '"': in_string = true; break;
+      case '"': in_string_ = true; break;
       case '{':
-      case '[': ++depth; break;
+      case '[': ++depth_; break;
       case '}':
       case ']':
-        if (--depth <= 0) return i + 1;
+        if (--depth_ <= 0) return ++pos_;
         break;
       default: break;
     }
   }
   return std::nullopt;
 }
+
+std::optional<size_t> JsonValueEnd(std::string_view text) { return JsonExtent().Scan(text); }
 
 }  // namespace uaii::chat

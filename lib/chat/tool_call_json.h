@@ -31,9 +31,23 @@ absl::StatusOr<std::vector<ToolCall>> ToolCallsFromJson(std::string_view json);
 // pass to count as a call rather than as text that happens to be JSON.
 bool LooksLikeToolCall(const jinja::Value& v);
 
-// Length of the JSON object or array that starts `text` (text[0] is '{' or '['),
-// found by counting brackets outside strings; nullopt while it is still open.
-// It does not validate: the parse that follows does.
+// Finds where the JSON object or array that starts a growing text ends, by
+// counting brackets outside strings. It does not validate: the parse that follows
+// does. Scan() resumes where the previous call stopped, so a streamed value is
+// scanned once in all.
+class JsonExtent {
+ public:
+  // `text` starts with '{' or '[' and only grew since the last call. Returns the
+  // value's length once it is closed, nullopt while it is still open.
+  std::optional<size_t> Scan(std::string_view text);
+
+ private:
+  size_t pos_ = 0;
+  int depth_ = 0;
+  bool in_string_ = false, escape_ = false;
+};
+
+// JsonExtent().Scan(text): the length of the value that starts `text`.
 std::optional<size_t> JsonValueEnd(std::string_view text);
 
 }  // namespace uaii::chat

@@ -629,3 +629,26 @@ TEST_CASE("output parser: hostile nesting is an error, not a crash") {
   REQUIRE(blocks.size() == 1);
   CHECK(blocks[0] == T(bare));
 }
+
+TEST_CASE("output parser: long calls streamed byte by byte are read once") {
+  // 300 KB of arguments, fed one byte at a time: a parser that rescanned its
+  // buffer on every piece would take minutes here.
+  const std::string big(300000, 'x');
+  struct Long {
+    TC tools;
+    std::string output;
+  };
+  const std::vector<Long> outputs = {
+      {TC::kTaggedJson, "<tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"" + big + "\"}}</tool_call>"},
+      {TC::kGranite, "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"s\": \"" + big + "\"}}]"},
+      {TC::kLlama3, "{\"name\": \"f\", \"parameters\": {\"s\": \"" + big + "\"}}"},
+  };
+  for (const Long& l : outputs) {
+    ChatOutputParser p(Syntax(l.tools, kNoReasoning));
+    std::vector<OutputBlock> blocks;
+    for (char c : l.output) AppendBlocks(blocks, p.Feed(std::string_view(&c, 1)));
+    AppendBlocks(blocks, p.Flush());
+    REQUIRE(blocks.size() == 1);
+    CHECK(blocks[0] == Call("f", "{\"s\":\"" + big + "\"}"));
+  }
+}
