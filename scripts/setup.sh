@@ -42,6 +42,9 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
+# 3b. The Python SDK (bindings/python), linking the libuaii.so just built (not a second engine build).
+UAII_PREBUILT_DIR="$BUILD_DIR" CMAKE_CXX_COMPILER_LAUNCHER=ccache python3 -m pip install -q --disable-pip-version-check \
+  --no-build-isolation -C build-dir="$(cd "$BUILD_DIR" && pwd)/python" ./bindings/python
 
 # 4. The default model into the cache ($UAII_HOME, default ~/.cache/uaii), SHA-256 checked.
 python3 scripts/install_default_model.py
