@@ -2,8 +2,14 @@
 // The Swift SDK of uaii: a thin, safe layer over the C ABI (capi/uaii.h, libuaii).
 // libuaii is found at link time through the linker's search path; on Linux:
 //   swift build -Xlinker -L<build> -Xlinker -rpath -Xlinker <build>
-// (bindings/swift/scripts/test.sh does this). On Apple platforms see docs/swift.md.
+// (bindings/swift/scripts/test.sh does this). On Apple platforms see docs/swift.md:
+// UAII_XCFRAMEWORK=<path relative to this directory> swaps the module map for a prebuilt
+// CUaii.xcframework (scripts/build-xcframework.sh).
 import PackageDescription
+
+let cUaii: Target = Context.environment["UAII_XCFRAMEWORK"].map { .binaryTarget(name: "CUaii", path: $0) }
+  // The C ABI as a Clang module: a module map over capi/uaii.h that links libuaii.
+  ?? .systemLibrary(name: "CUaii", path: "Sources/CUaii")
 
 let package = Package(
   name: "Uaii",
@@ -13,8 +19,7 @@ let package = Package(
     .executable(name: "uaii-swift-example", targets: ["UaiiExample"]),
   ],
   targets: [
-    // The C ABI as a Clang module: a module map over capi/uaii.h that links libuaii.
-    .systemLibrary(name: "CUaii", path: "Sources/CUaii"),
+    cUaii,
     .target(name: "Uaii", dependencies: ["CUaii"]),
     .executableTarget(name: "UaiiExample", dependencies: ["Uaii"]),
     .testTarget(name: "UaiiTests", dependencies: ["Uaii"]),
