@@ -23,6 +23,14 @@ final class UaiiTests: XCTestCase {
     XCTAssertNil(Version.mismatch(library: 0_03_07, major: 0, minor: 3))
   }
 
+  func testOptionDefaultsComeFromTheLibrary() {
+    let o = GenerateOptions()
+    XCTAssertEqual(o.maxTokens, 256)
+    XCTAssertEqual(o.seed, 0xC0FFEE)
+    XCTAssertEqual(o.topP, 0.95)
+    XCTAssertNil(o.think)
+  }
+
   func testOpenMissingFileNamesIt() {
     XCTAssertThrowsError(try Model(path: "/nonexistent/swift-model.gguf")) { error in
       let e = error as! UaiiError

@@ -13,13 +13,15 @@ data class SessionOptions @JvmOverloads constructor(
 )
 
 internal object Defaults {
-  val ints = IntArray(3)
-  val floats = FloatArray(6)
-  val seed: Long
-
-  init {
+  // The header's documented defaults, used only when the library cannot load (the load
+  // error is then thrown by Model.open / Tokenizer.open, not by building options).
+  val ints = intArrayOf(256, 40, -1)
+  val floats = floatArrayOf(0f, 0.95f, 0.05f, 1f, 0f, 0f)
+  val seed: Long = try {
     Native.ensureLoaded()
-    seed = Native.generateDefaults(ints, floats)
+    Native.generateDefaults(ints, floats)
+  } catch (e: Throwable) {
+    0xC0FFEEL
   }
 }
 

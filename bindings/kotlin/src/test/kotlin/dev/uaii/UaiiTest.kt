@@ -52,6 +52,14 @@ class UaiiTest {
     assertNull(Version.mismatch(307, 301, 0, 3))
   }
 
+  @Test fun optionDefaultsComeFromTheLibrary() {
+    val o = GenerateOptions()
+    assertEquals(256, o.maxTokens)
+    assertEquals(0xC0FFEEL, o.seed)
+    assertEquals(0.95f, o.topP, 0f)
+    assertNull(o.think)
+  }
+
   @Test fun openMissingFileNamesIt() {
     val e = assertThrows<UaiiException> { Model.open("/nonexistent/kotlin-model.gguf") }
     assertEquals(Status.NOT_FOUND, e.status)
