@@ -32,7 +32,7 @@ std::string SelfAttention(GraphBuilder& b, int layer, const std::string& x, cons
   std::map<std::string, ir::AttrValue> rope = {{"mode", cfg.rope_mode},
                                                {"n_dims", s.n_rot},
                                                {"freq_base", cfg.rope_base},
-                                               {"freq_scale", s.rope_freq_scale}};
+                                               {"freq_scale", cfg.rope_scale}};
   // Llama 3 style per-frequency factors, when the file carries them.
   std::string factors = b.OptionalWeight("rope_freqs.weight");
   q = b.Op("rope", {q, positions, factors}, L(layer, "q_rope"), rope);

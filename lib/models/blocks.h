@@ -17,6 +17,7 @@ std::string RmsNorm(GraphBuilder& b, const std::string& x, const std::string& we
 struct AttentionConfig {
   std::string rope_mode;      // "norm" (llama) or "neox" (gemma)
   double rope_base = 10000;
+  double rope_scale = 1;      // freq_scale: 1 / linear rope-scaling factor
   double q_prescale = 0;      // Q *= this before attention (gemma), 0 = none
   double kq_scale = 1;        // softmax(kq_scale * K.Q)
   int64_t window = 0;         // sliding window (keys with pos_q - pos_k >= window are masked)

@@ -16,8 +16,12 @@ absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& s) {
   AttentionConfig attn;
   attn.rope_mode = "norm";
   attn.rope_base = s.rope_freq_base;
-  attn.kq_scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim_k));
-  attn.window = s.sliding_window;  // Mistral v0.1 carries one; 0 elsewhere
+  attn.rope_scale = s.rope_freq_scale;
+  // As llama.cpp: 1/sqrtf(head_dim) in float unless <arch>.attention.scale is set.
+  attn.kq_scale = s.attention_scale != 0 ? s.attention_scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim_k));
+  // llama.cpp runs llama-architecture files without a sliding window even when the
+  // metadata names one (Mistral 7B v0.1), so neither do we: tokens must match.
+  attn.window = 0;
   for (int il = 0; il < s.n_layer; ++il) {
     std::string p = StrCat("blk.", il, ".");
     std::string h = RmsNorm(b, x, b.Weight(p + "attn_norm.weight"), p + "attn_in");

@@ -60,8 +60,10 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   UAII_OPT(rms_eps, OptFloat, "attention.layer_norm_rms_epsilon", 1e-5);
   UAII_OPT(rope_freq_base, OptFloat, "rope.freq_base", 10000.0);
   UAII_OPT(sliding_window, OptInt, "attention.sliding_window", 0);
+  UAII_OPT(rope_freq_base_swa, OptFloat, "rope.freq_base_swa", 10000.0);
   UAII_OPT(final_logit_softcap, OptFloat, "final_logit_softcapping", 0.0);
   UAII_OPT(attn_logit_softcap, OptFloat, "attn_logit_softcapping", 0.0);
+  UAII_OPT(attention_scale, OptFloat, "attention.scale", 0.0);
 #undef UAII_OPT
   if (s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
     return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", a, "attention.head_count_kv = ",

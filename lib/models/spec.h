@@ -36,9 +36,11 @@ struct ModelSpec {
   double rms_eps = 1e-5;       // attention.layer_norm_rms_epsilon
   double rope_freq_base = 10000.0;
   double rope_freq_scale = 1.0;  // 1 / rope.scaling.factor for linear scaling
+  double rope_freq_base_swa = 10000.0;  // rope.freq_base_swa (sliding-window layers)
   int64_t sliding_window = 0;    // attention.sliding_window, 0 = none
   double final_logit_softcap = 0;  // final_logit_softcapping, 0 = none
   double attn_logit_softcap = 0;   // attn_logit_softcapping, 0 = none
+  double attention_scale = 0;      // attention.scale (K.Q multiplier), 0 = family default
   std::map<std::string, SpecTensor> tensors;
 
   const SpecTensor* Find(const std::string& name) const;

@@ -114,3 +114,40 @@ TEST_CASE("session: default model is row-exact") {
   REQUIRE(ids.ok());
   CheckRowExact(*path, *ids);
 }
+
+TEST_CASE("session: a model without end-of-generation tokens fails to load") {
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/tiny/noeog-llama-q4_0.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing " << path << " (run tests/fixtures/make_tiny_models.py)");
+  auto m = Model::Load(path);
+  REQUIRE_FALSE(m.ok());
+  const std::string msg(m.status().message());
+  CHECK(msg.find("noeog-llama-q4_0.gguf") != std::string::npos);
+  CHECK(msg.find("end-of-generation") != std::string::npos);
+}
+
+TEST_CASE("session: greedy generation stops at max tokens and reports timings") {
+  auto m = LoadOrFail(Tiny("tiny-gemma3-q8_0.gguf"));
+  auto s = Session::Create(m, SessionOptions{.threads = 1, .max_context = 128});
+  REQUIRE(s.ok());
+  auto prompt = TinyPrompt();
+  prompt.resize(10);
+  std::vector<TokenId> seen;
+  auto r = GenerateGreedy(**s, prompt, GenerateOptions{.max_tokens = 6}, [&](TokenId t) {
+    seen.push_back(t);
+    return true;
+  });
+  REQUIRE(r.ok());
+  CHECK(r->prompt_tokens == 10);
+  CHECK(r->tokens == seen);
+  if (r->stop == StopReason::kMaxTokens) CHECK(r->tokens.size() == 6);
+  // Greedy is deterministic and equals argmax over a fresh teacher-forced pass.
+  auto s2 = Session::Create(m, SessionOptions{.threads = 2, .max_context = 128});
+  REQUIRE(s2.ok());
+  std::vector<TokenId> seq = prompt;
+  seq.insert(seq.end(), r->tokens.begin(), r->tokens.end());
+  auto all = (*s2)->Eval(seq, true);
+  REQUIRE(all.ok());
+  const int64_t V = m->info().n_vocab;
+  for (size_t i = 0; i < r->tokens.size(); ++i)
+    CHECK(ArgMax(std::span<const float>(all->data() + (prompt.size() - 1 + i) * V, V)) == r->tokens[i]);
+}
