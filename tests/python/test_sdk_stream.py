@@ -211,3 +211,22 @@ def test_many_streams_on_the_tiny_model(tiny):
                 list(stream)
             del stream
         assert s.generate("abc", max_tokens=4) is not None
+
+
+def test_two_threads_draining_one_stream_both_finish(tiny):
+    with uaii.Session(tiny) as s:
+        stream = s.generate("abc", max_tokens=64, min_p=0.0, stream=True)
+        got = [[], []]
+
+        def drain(i):
+            for ev in stream:
+                got[i].append(ev.kind)
+
+        threads = [threading.Thread(target=drain, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads), "a consumer hung after the stream ended"
+        kinds = got[0] + got[1]
+        assert kinds.count("done") == 1

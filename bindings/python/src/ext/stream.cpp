@@ -52,20 +52,22 @@ void StreamState::Work() {
   }
   // Free the session before the consumer sees the end, so it may call again at once.
   core_->Release();
-  Push(std::move(last));
+  Push(std::move(last), /*last=*/true);
 }
 
-void StreamState::Push(Item item) {
+void StreamState::Push(Item item, bool last) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(item));
+    ended_ = ended_ || last;
   }
-  cv_.notify_one();
+  cv_.notify_all();
 }
 
 StreamState::Item StreamState::Pop() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return !queue_.empty(); });
+  cv_.wait(lock, [this] { return !queue_.empty() || ended_; });
+  if (queue_.empty()) return Item{};
   Item item = std::move(queue_.front());
   queue_.pop_front();
   return item;
@@ -91,6 +93,10 @@ Event Stream::Next() {
   {
     py::gil_scoped_release nogil;
     item = state_->Pop();
+  }
+  if (!item.error && item.event.kind.empty()) {  // another thread took the last event
+    finished_ = true;
+    throw py::stop_iteration();
   }
   if (item.error || item.event.kind == "done") {
     finished_ = true;

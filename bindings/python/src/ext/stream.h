@@ -32,7 +32,8 @@ class StreamState {
   ~StreamState();
 
   void Start();
-  // Blocks until the next item; call without the GIL.
+  // Blocks until the next item; call without the GIL. Empty (no kind, no error) once
+  // the last item was taken, so a second consumer of the same stream never hangs.
   Item Pop();
   // Asks the worker to stop at its next event; returns at once.
   void Cancel() { cancel_.store(true); }
@@ -42,7 +43,7 @@ class StreamState {
  private:
   static int OnEvent(const uaii_event* event, void* user_data);
   void Work();
-  void Push(Item item);
+  void Push(Item item, bool last = false);
 
   std::shared_ptr<SessionCore> core_;
   Request request_;
@@ -50,6 +51,7 @@ class StreamState {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
+  bool ended_ = false;  // the worker pushed its last item
   std::mutex join_mu_;
   std::thread worker_;
 };
