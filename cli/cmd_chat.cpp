@@ -10,7 +10,7 @@
 // tokens after the common prefix are evaluated (`cached_tokens` reports the reuse).
 // The reply streams through ChatOutputParser into Text / Thinking / ToolCall / Error
 // blocks; the syntax (reasoning markers, tool-call markup) is detected from the
-// template and the vocabulary. Interactive: libedit line editing and history,
+// template and the vocabulary (ChatEngine does both). Interactive: libedit line editing and history,
 // /reset, /exit, Ctrl-C stops the current reply, thinking is shown dimmed.
 // --json prints one document (docs/json/chat.schema.json).
 #include <signal.h>
@@ -21,7 +21,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -31,13 +30,11 @@
 #include <editline/readline.h>
 
 #include "args.h"
-#include "chat/chat_template.h"
 #include "chat/json.h"
-#include "chat/output_parser.h"
+#include "chat/output_blocks.h"
 #include "chat/output_syntax.h"
 #include "commands.h"
 #include "generation/chat_engine.h"
-#include "generation/generator.h"
 #include "loaders/model_locator.h"
 #include "util/json_writer.h"
 #include "util/str_cat.h"
@@ -87,27 +84,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, std::string_view w
   return ss.str();
 }
 
-// The template source ChatEngine renders (same choice: --chat-template as a .jinja
-// file, a tokenizer_config.json or a directory; else the model's own), for syntax
-// detection.
-absl::StatusOr<std::string> TemplateSource(const Model& model, const std::string& override_path, bool has_tools) {
-  chat::ModelTemplates templates;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (override_path.empty() || fs::is_directory(override_path, ec) ||
-      fs::path(override_path).filename() == "tokenizer_config.json") {
-    auto t = chat::LoadModelTemplates(override_path.empty() ? model.info().path : override_path);
-    if (!t.ok()) return t.status();
-    templates = *std::move(t);
-  } else {
-    auto text = ReadFile(override_path, "chat template");
-    if (!text.ok()) return text.status();
-    templates.origin = override_path;
-    templates.named = {{"default", *std::move(text)}};
-  }
-  return chat::SelectTemplate(templates, has_tools);
-}
-
 // One message as JSON: {"role": R, "content": C}.
 std::string MessageJson(std::string_view role, std::string_view content) {
   JsonWriter w;
@@ -144,58 +120,14 @@ std::string JoinArray(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-struct Turn {
-  std::vector<chat::OutputBlock> blocks;
-  GenerationResult generation;
-  int64_t reasoning_tokens = 0;
-  bool starts_in_thinking = false;
-};
-
-// Renders, generates and parses one turn; `on_event` sees every parser event.
-class ChatRunner {
- public:
-  ChatRunner(ChatEngine& engine, chat::ChatSyntax syntax) : engine_(engine), syntax_(std::move(syntax)) {}
-
-  absl::StatusOr<Turn> Run(const ChatTurnRequest& request,
-                           const std::function<void(const chat::OutputBlock&)>& on_event) {
-    auto prompt_text = engine_.Render(request);
-    if (!prompt_text.ok()) return prompt_text.status();
-    const Tokenizer& tok = engine_.generator().model().tokenizer();
-    // As ChatEngine::Run: the rendered prompt spells its special tokens out.
-    auto prompt = tok.Encode(*prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
-    if (!prompt.ok()) return prompt.status();
-    GenerationRequest gen;
-    gen.prompt = *std::move(prompt);
-    gen.max_tokens = request.max_tokens;
-    gen.sampling = request.sampling;
-    gen.stop = request.stop;
-
-    Turn turn;
-    turn.starts_in_thinking = syntax_.StartsInThinking(*prompt_text);
-    chat::ChatOutputParser parser(syntax_, turn.starts_in_thinking);
-    auto take = [&](std::vector<chat::OutputBlock> events) {
-      for (const auto& e : events)
-        if (on_event) on_event(e);
-      chat::AppendBlocks(turn.blocks, events);
-    };
-    auto result = engine_.generator().Run(gen, [&](TokenId id, std::string_view text) {
-      take(parser.Feed(text));
-      // The final call (kNoToken) only releases held-back text.
-      if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking) ++turn.reasoning_tokens;
-      return !g_interrupted.load();
-    });
-    if (!result.ok()) return result.status();
-    take(parser.Flush());
-    turn.generation = *std::move(result);
-    return turn;
-  }
-
-  const chat::ChatSyntax& syntax() const { return syntax_; }
-
- private:
-  ChatEngine& engine_;
-  chat::ChatSyntax syntax_;
-};
+// One turn through the engine; `on_event` sees every parser event, Ctrl-C cancels.
+absl::StatusOr<ChatTurnResult> RunTurn(ChatEngine& engine, const ChatTurnRequest& request,
+                                       const std::function<void(const chat::OutputBlock&)>& on_event) {
+  return engine.Run(request, [&](const chat::OutputBlock& e) {
+    if (on_event) on_event(e);
+    return !g_interrupted.load();
+  });
+}
 
 // Prints events to a terminal: thinking dimmed, tool calls and errors marked.
 class Printer {
@@ -249,7 +181,7 @@ class Printer {
   chat::BlockKind last_ = chat::BlockKind::kText;
 };
 
-void PrintStats(const Turn& t) {
+void PrintStats(const ChatTurnResult& t) {
   const GenerationResult& g = t.generation;
   std::fprintf(stderr,
                "[prompt %lld tokens: cached %lld, prefilled %lld | generated %lld tokens (reasoning %lld), stop %s | "
@@ -260,7 +192,7 @@ void PrintStats(const Turn& t) {
   std::fflush(stderr);
 }
 
-std::string TurnJson(const Turn& t, const chat::ChatSyntax& syntax) {
+std::string TurnJson(const ChatTurnResult& t, const chat::ChatSyntax& syntax) {
   const GenerationResult& g = t.generation;
   std::string text;
   for (const auto& b : t.blocks)
@@ -293,7 +225,7 @@ std::string TurnJson(const Turn& t, const chat::ChatSyntax& syntax) {
     w.Null();
   }
   w.Key("tool_calls").String(chat::ToolCallSyntaxName(syntax.tool_calls));
-  w.Key("starts_in_thinking").Bool(t.starts_in_thinking);
+  w.Key("starts_in_thinking").Bool(t.started_in_thinking);
   w.Key("can_disable_thinking").Bool(syntax.capabilities.can_disable_thinking);
   w.Key("tools").Bool(syntax.capabilities.tools);
   w.EndObject();
@@ -329,7 +261,7 @@ std::optional<std::string> ReadLine(bool tty) {
   return line;
 }
 
-int Interactive(ChatRunner& runner, ChatEngine& engine, ChatTurnRequest base, const std::string& system) {
+int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& system) {
   const bool tty = isatty(STDIN_FILENO);
   const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   if (tty) using_history();
@@ -364,7 +296,7 @@ int Interactive(ChatRunner& runner, ChatEngine& engine, ChatTurnRequest base, co
     req.messages_json = JoinArray(messages);
     Printer printer(color);
     g_interrupted = false;
-    auto turn = runner.Run(req, [&](const chat::OutputBlock& e) { printer(e); });
+    auto turn = RunTurn(engine, req, [&](const chat::OutputBlock& e) { printer(e); });
     printer.EndReply();
     if (!turn.ok()) {
       std::fprintf(stderr, "uaii chat: %s%s\n", std::string(turn.status().message()).c_str(),
@@ -461,15 +393,10 @@ int RunChat(int argc, char** argv) {
   const std::string template_path = args->get("--chat-template");
   auto engine = ChatEngine::Create(std::shared_ptr<Generator>(*std::move(gen)), template_path);
   if (!engine.ok()) return fail(engine.status());
-  auto source = TemplateSource(**model, template_path, base.tools_json.has_value());
-  if (!source.ok()) return fail(source.status());
-  const Tokenizer& tok = (*model)->tokenizer();
-  chat::ChatSyntax syntax =
-      chat::DetectChatSyntax(*source, [&tok](std::string_view p) { return tok.PieceToId(p) != kNoToken; });
+  const chat::ChatSyntax& syntax = (*engine)->syntax();
   if (base.think && !syntax.capabilities.can_disable_thinking)
     std::fprintf(stderr, "uaii chat: note: the chat template does not read enable_thinking; --%s changes nothing\n",
                  *base.think ? "think" : "no-think");
-  ChatRunner runner(**engine, syntax);
 
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
@@ -477,11 +404,11 @@ int RunChat(int argc, char** argv) {
   sa.sa_flags = 0;  // no SA_RESTART: Ctrl-C at the prompt interrupts the read
   sigaction(SIGINT, &sa, nullptr);
 
-  if (!scripted) return Interactive(runner, **engine, base, args->get("--system"));
+  if (!scripted) return Interactive(**engine, base, args->get("--system"));
 
   const bool json = args->has("--json");
   Printer printer(!json && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
-  auto turn = runner.Run(base, [&](const chat::OutputBlock& e) {
+  auto turn = RunTurn(**engine, base, [&](const chat::OutputBlock& e) {
     if (!json) printer(e);
   });
   if (!turn.ok()) return fail(turn.status());
