@@ -21,7 +21,7 @@ absl::Status BpeModel::Init(
     const TokenId ia = vocab->Find(a), ib = vocab->Find(b), ir = vocab->Find(joined);
     if (ia == kNoToken || ib == kNoToken || ir == kNoToken) {
       if (strict)
-        return absl::InvalidArgumentError(Cat(
+        return absl::InvalidArgumentError(StrCat(
             "BPE merge ", r, " \"", a, " ", b, "\": ",
             ia == kNoToken ? a : ib == kNoToken ? b : std::string_view(joined),
             " is not in the vocabulary"));

@@ -32,14 +32,14 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& f) {
   const bool spm = *model == "llama";
   const bool gemma4 = *model == "gemma4";
   if (!spm && !gemma4 && *model != "gpt2")
-    return absl::UnimplementedError(Cat(
+    return absl::UnimplementedError(StrCat(
         "unsupported tokenizer model ", *model, " (tokenizer.ggml.model in ", f.path(),
         "); supported: llama, gpt2, gemma4"));
 
   auto tokens = f.GetArray("tokenizer.ggml.tokens", ValueType::STRING);
   if (!tokens.ok()) return tokens.status();
   const size_t n = (*tokens)->elems.size();
-  if (n == 0) return absl::InvalidArgumentError(Cat(f.path(), ": tokenizer.ggml.tokens is empty"));
+  if (n == 0) return absl::InvalidArgumentError(StrCat(f.path(), ": tokenizer.ggml.tokens is empty"));
   Vocab& v = impl->vocab;
   v.Resize(n);
   for (size_t i = 0; i < n; ++i) v.pieces[i] = std::string((*tokens)->elems[i].str);
@@ -47,7 +47,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& f) {
     auto scores = f.GetArray("tokenizer.ggml.scores", ValueType::FLOAT32);
     if (!scores.ok()) return scores.status();
     if ((*scores)->elems.size() != n)
-      return absl::InvalidArgumentError(Cat(
+      return absl::InvalidArgumentError(StrCat(
           f.path(), ": tokenizer.ggml.scores has ", (*scores)->elems.size(), " entries, tokens ", n));
     v.scores.resize(n);
     for (size_t i = 0; i < n; ++i) v.scores[i] = static_cast<float>((*scores)->elems[i].as_double());
@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& f) {
     auto types = f.GetArray("tokenizer.ggml.token_type", ValueType::INT32);
     if (!types.ok()) return types.status();
     if ((*types)->elems.size() != n)
-      return absl::InvalidArgumentError(Cat(
+      return absl::InvalidArgumentError(StrCat(
           f.path(), ": tokenizer.ggml.token_type has ", (*types)->elems.size(), " entries, tokens ", n));
     for (size_t i = 0; i < n; ++i) {
       const int64_t t = (*types)->elems[i].as_int();

@@ -32,7 +32,7 @@ bool IsNull(element e, std::string_view key) {
 }
 
 absl::Status Err(const std::string& path, std::string_view what) {
-  return absl::InvalidArgumentError(Cat(path, ": ", what));
+  return absl::InvalidArgumentError(StrCat(path, ": ", what));
 }
 
 absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& impl) {
@@ -59,7 +59,7 @@ absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& 
     impl.normalizers.push_back({NormKind::kNfc, "", ""});
     return absl::OkStatus();
   }
-  return Err(path, Cat("unsupported normalizer ", type));
+  return Err(path, StrCat("unsupported normalizer ", type));
 }
 
 absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view b) {
@@ -67,7 +67,7 @@ absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view
   if (b == "Removed") return SplitBehavior::kRemoved;
   if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
   if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
-  return Err(path, Cat("unsupported Split behavior ", b));
+  return Err(path, StrCat("unsupported Split behavior ", b));
 }
 
 absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl& impl) {
@@ -109,7 +109,7 @@ absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl
     std::string_view regex, literal;
     if (p["pattern"]["Regex"].get(regex) == simdjson::SUCCESS) {
       if (*behavior != SplitBehavior::kIsolated)
-        return Err(path, Cat("Split with a Regex supports behavior Isolated only, not ",
+        return Err(path, StrCat("Split with a Regex supports behavior Isolated only, not ",
                                       Str(p, "behavior")));
       auto pats = PatternsForRegex(regex);
       if (!pats.ok()) return Err(path, std::string(pats.status().message()));
@@ -126,7 +126,7 @@ absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl
     }
     return Err(path, "Split pre_tokenizer without a Regex or String pattern");
   }
-  return Err(path, Cat("unsupported pre_tokenizer ", type));
+  return Err(path, StrCat("unsupported pre_tokenizer ", type));
 }
 
 // TemplateProcessing "single": a SpecialToken before $A means BOS, after it EOS.
@@ -167,17 +167,17 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::st
   element doc;
   if (auto err = parser.load(path).get(doc); err)
     return absl::InvalidArgumentError(
-        Cat(path, ": cannot read tokenizer.json: ", simdjson::error_message(err)));
+        StrCat(path, ": cannot read tokenizer.json: ", simdjson::error_message(err)));
   auto impl = std::make_unique<Tokenizer::Impl>();
   element model;
   if (doc["model"].get(model) != simdjson::SUCCESS) return Err(path, "no \"model\" object");
   const std::string_view mtype = Str(model, "type", "BPE");
   if (mtype == "Unigram")
-    return absl::UnimplementedError(Cat(
+    return absl::UnimplementedError(StrCat(
         path, ": Unigram tokenizer.json is not supported; load the model's tokenizer.model "
               "(SentencePiece) instead, e.g. --model DIR with tokenizer.model in it"));
   if (mtype != "BPE")
-    return absl::UnimplementedError(Cat(path, ": unsupported tokenizer model ", mtype));
+    return absl::UnimplementedError(StrCat(path, ": unsupported tokenizer model ", mtype));
   if (!Str(model, "continuing_subword_prefix").empty() || !Str(model, "end_of_word_suffix").empty())
     return Err(path, "BPE continuing_subword_prefix / end_of_word_suffix are not supported");
   if (!IsNull(model, "dropout")) {
@@ -194,7 +194,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::st
   for (auto kv : vocab) {
     int64_t id;
     if (kv.value.get(id) != simdjson::SUCCESS || id < 0 || id > 50'000'000)
-      return Err(path, Cat("model.vocab entry \"", kv.key, "\" has no valid id"));
+      return Err(path, StrCat("model.vocab entry \"", kv.key, "\" has no valid id"));
     max_id = std::max(max_id, id);
   }
   array added;
@@ -239,7 +239,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::st
       array ab;
       if (m.get(s) == simdjson::SUCCESS) {
         const size_t sp = s.find(' ', 1);
-        if (sp == s.npos) return Err(path, Cat("merge \"", s, "\" has no space"));
+        if (sp == s.npos) return Err(path, StrCat("merge \"", s, "\" has no space"));
         pairs.emplace_back(s.substr(0, sp), s.substr(sp + 1));
       } else if (m.get(ab) == simdjson::SUCCESS && ab.size() == 2) {
         std::string_view a, b;
@@ -325,11 +325,11 @@ absl::Status ApplyTokenizerConfig(const std::string& path, Tokenizer::Impl& impl
   simdjson::padded_string raw;
   if (auto err = simdjson::padded_string::load(path).get(raw); err)
     return absl::InvalidArgumentError(
-        Cat(path, ": cannot read tokenizer_config.json: ", simdjson::error_message(err)));
+        StrCat(path, ": cannot read tokenizer_config.json: ", simdjson::error_message(err)));
   const std::string tamed = TameBigIntegers(std::string_view(raw.data(), raw.size()));
   if (auto err = parser.parse(tamed).get(doc); err)
     return absl::InvalidArgumentError(
-        Cat(path, ": cannot read tokenizer_config.json: ", simdjson::error_message(err)));
+        StrCat(path, ": cannot read tokenizer_config.json: ", simdjson::error_message(err)));
   bool b;
   if (doc["add_bos_token"].get(b) == simdjson::SUCCESS) impl.add_bos = b;
   if (doc["add_eos_token"].get(b) == simdjson::SUCCESS) impl.add_eos = b;

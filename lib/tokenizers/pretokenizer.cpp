@@ -270,7 +270,7 @@ const std::vector<Family>& Families() {
 absl::StatusOr<const NamedPreTokenizer*> FindNamedPreTokenizer(std::string_view name) {
   for (const auto& f : Families())
     if (std::find(f.names.begin(), f.names.end(), name) != f.names.end()) return &f.spec;
-  return absl::UnimplementedError(Cat(
+  return absl::UnimplementedError(StrCat(
       "unsupported pre-tokenizer ", name,
       " (tokenizer.ggml.pre); supported: default, gpt-2, llama3, smaug-bpe, qwen2, qwen35, "
       "starcoder, gpt-4o, deepseek-v3, gemma4 and their aliases"));
@@ -325,7 +325,7 @@ absl::StatusOr<std::vector<Pattern>> PatternsForRegex(std::string_view regex) {
   };
   for (const auto& k : kKnown)
     if (k.regex == regex) return std::vector<Pattern>{k.pattern};
-  return absl::UnimplementedError(Cat(
+  return absl::UnimplementedError(StrCat(
       "unsupported pre-tokenizer regex \"", regex,
       "\" in tokenizer.json: uaii splits with hand-written splitters for the known regexes "
       "(gpt-2, llama3, qwen2, qwen35, gpt-4o, deepseek-v3, digits); this one is not among them"));

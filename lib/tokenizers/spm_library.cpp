@@ -11,7 +11,7 @@ absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadSentencePiece(const std::st
   std::string error;
   std::shared_ptr<SpmProcessor> proc = SpmProcessor::Load(path, &error);
   if (!proc)
-    return absl::InvalidArgumentError(Cat(path, ": cannot load SentencePiece model: ", error));
+    return absl::InvalidArgumentError(StrCat(path, ": cannot load SentencePiece model: ", error));
   auto impl = std::make_unique<Tokenizer::Impl>();
   impl->model_name = "sentencepiece";
   impl->pre_name = "none";

@@ -1,21 +1,10 @@
-// Cat(): string concatenation for error messages that accepts std::string_view (the
-// Debian Abseil build's absl::string_view is not std::string_view, so absl::StrCat
-// rejects it).
+// String helpers of the tokenizers. Messages are built with uaii::StrCat
+// (util/str_cat.h: Debian's Abseil StrCat rejects std::string_view).
 #pragma once
-#include <sstream>
 #include <string>
 #include <string_view>
 
-namespace uaii::tok {
-
-template <typename... A>
-std::string Cat(const A&... a) {
-  std::ostringstream os;
-  (os << ... << a);
-  return os.str();
-}
-
-}  // namespace uaii::tok
+#include "util/str_cat.h"
 
 namespace uaii::tok {
 

@@ -12,7 +12,6 @@
 #include "tokenizers/unicode.h"
 
 namespace uaii {
-using tok::Cat;
 namespace {
 
 constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581
@@ -316,10 +315,10 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& pa
     }
     if (fs::exists(dir / "tokenizer.model"))
       return FromSentencePieceModel((dir / "tokenizer.model").string(), config);
-    return absl::NotFoundError(Cat(
+    return absl::NotFoundError(StrCat(
         "no tokenizer in directory ", path, ": expected tokenizer.json or tokenizer.model"));
   }
-  if (!fs::exists(path, ec)) return absl::NotFoundError(Cat("no such file: ", path));
+  if (!fs::exists(path, ec)) return absl::NotFoundError(StrCat("no such file: ", path));
   if (path.size() >= 6 && path.substr(path.size() - 6) == ".model")
     return FromSentencePieceModel(path);
   if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") return FromTokenizerJson(path);
