@@ -174,7 +174,7 @@ TEST_CASE("output parser: plain text and reasoning blocks") {
   });
 }
 
-TEST_CASE("output parser: tagged JSON tool calls (Qwen 2.5/3, SmolLM 3, Hermes)") {
+TEST_CASE("output parser: tagged JSON tool calls (Qwen 2.5 and 3 and SmolLM 3 and Hermes)") {
   const std::string open = "<tool_call>\n", close = "\n</tool_call>";
   auto tc = [&](const std::string& json) { return open + json + close; };
   RunCases({
@@ -611,7 +611,7 @@ TEST_CASE("output parser: random outputs give the same blocks at any split") {
   }
 }
 
-TEST_CASE("output parser: hostile nesting is an error, not a crash") {
+TEST_CASE("output parser: hostile nesting is an error and not a crash") {
   std::string deep = "<|tool_call>call:f{a:" + std::string(100000, '[') + "<tool_call|>ok";
   auto blocks = ChatOutputParser::ParseAll(Syntax(TC::kGemma4, kChannel), false, {deep});
   REQUIRE(blocks.size() == 2);
