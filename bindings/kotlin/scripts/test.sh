@@ -44,3 +44,12 @@ CP="$RUNTIME:$JUNIT:$OUT/uaii.jar:$OUT/uaii-tests.jar"
 "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest
 # The example program streams from the default model.
 "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" MainKt "The capital of France is"
+# A libuaii reporting another C ABI version (UAII_FAKE_ABI_LIB, preloaded) is refused at load.
+if [ -n "${UAII_FAKE_ABI_LIB:-}" ]; then
+  if out=$(LD_PRELOAD="$UAII_FAKE_ABI_LIB" "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" MainKt 2>&1); then
+    echo "kotlin SDK: a mismatched C ABI was not refused: $out" >&2; exit 1
+  fi
+  grep -q "UaiiException (version_mismatch): libuaii's C ABI is 0.4.0 but the Kotlin SDK was built against 0.3" <<<"$out" \
+    || { echo "kotlin SDK: unclear version-mismatch message: $out" >&2; exit 1; }
+  echo "kotlin SDK: a mismatched C ABI is refused: $(head -n 1 <<<"$out")"
+fi

@@ -31,5 +31,5 @@ class UaiiException(val status: Status, message: String, val code: Int = status.
   /** Called by the JNI shim: the C status and uaii_last_error() as UTF-8. */
   internal constructor(code: Int, messageUtf8: ByteArray) : this(Status.of(code), fromUtf8(messageUtf8), code)
 
-  override fun toString(): String = "UaiiException(${status.name.toLowerCase()}): $message"
+  override fun toString(): String = "${javaClass.name} (${status.name.toLowerCase()}): $message"
 }
