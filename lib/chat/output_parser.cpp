@@ -325,7 +325,7 @@ void ChatOutputParser::EmitCalls(std::string_view body, std::string raw, bool cl
   } else {
     switch (markup_->body) {
       case CallBody::kJsonOrXml:
-        calls = trimmed.substr(0, 10) == "<function=" ? ToolCallsFromQwenXml(body) : ToolCallsFromJson(body);
+        calls = trimmed.substr(0, 10) == "<function=" ? ToolCallsFromQwenXml(body, &tool_types_) : ToolCallsFromJson(body);
         break;
       case CallBody::kJson: calls = ToolCallsFromJson(body); break;
       case CallBody::kPythonTag: calls = ToolCallsFromPythonTag(body); break;

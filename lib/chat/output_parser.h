@@ -23,6 +23,7 @@
 #include "chat/output_blocks.h"
 #include "chat/output_syntax.h"
 #include "chat/tool_call_json.h"
+#include "chat/tool_call_xml.h"
 
 namespace uaii::chat {
 
@@ -44,6 +45,9 @@ class ChatOutputParser {
   // Reset() for the next reply.
   std::vector<OutputBlock> Flush();
   void Reset(bool starts_in_thinking = false);
+  // The request's declared parameter types (ToolParamTypesFromJson), so Qwen 3.5
+  // XML values declared "string" stay strings ("12345" is not a number then).
+  void SetToolParamTypes(ToolParamTypes types) { tool_types_ = std::move(types); }
 
   // Thinking when the piece began or ended inside a reasoning block (so both
   // markers count), else kToolCall when it touched tool-call markup, else kText.
@@ -81,6 +85,7 @@ class ChatOutputParser {
   std::string tool_open_;    // the marker that opened the current tool call
   size_t close_scanned_ = 0; // kToolTagged: buf_ before this holds no closing marker
   JsonExtent json_;          // kToolJson / kBareJson: where the value ends
+  ToolParamTypes tool_types_;
   std::vector<OutputBlock> out_;
   PieceClass last_class_ = PieceClass::kText;
 };

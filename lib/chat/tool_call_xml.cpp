@@ -28,7 +28,8 @@ std::string_view Trim(std::string_view s) {
 }
 
 // The value as the template printed it, back to a JSON value (see the header).
-jinja::Value TypedValue(std::string_view raw) {
+jinja::Value TypedValue(std::string_view raw, std::string_view declared) {
+  if (declared == "string") return jinja::Value::String(std::string(raw));
   std::string_view t = Trim(raw);
   if (t == "True" || t == "true") return jinja::Value::Bool(true);
   if (t == "False" || t == "false") return jinja::Value::Bool(false);
@@ -54,7 +55,31 @@ absl::StatusOr<std::string> TagName(std::string_view s, size_t& pos, std::string
 
 }  // namespace
 
-absl::StatusOr<std::vector<ToolCall>> ToolCallsFromQwenXml(std::string_view s) {
+absl::StatusOr<ToolParamTypes> ToolParamTypesFromJson(std::string_view tools_json) {
+  auto v = jinja::ParseJson(tools_json, "tools");
+  if (!v.ok()) return v.status();
+  ToolParamTypes types;
+  if (!v->is_list()) return types;
+  auto field = [](const jinja::Value& d, std::string_view key) -> const jinja::Value* {
+    return d.is_dict() ? d.dict->Find(key) : nullptr;
+  };
+  for (const jinja::Value& tool : *v->list) {
+    const jinja::Value* fn = field(tool, "function");
+    if (!fn || !fn->is_dict()) fn = &tool;
+    const jinja::Value* name = field(*fn, "name");
+    const jinja::Value* params = field(*fn, "parameters");
+    const jinja::Value* props = params ? field(*params, "properties") : nullptr;
+    if (!name || !name->is_string() || !props || !props->is_dict()) continue;
+    auto& by_param = types[name->str];
+    for (const auto& [key, schema] : props->dict->items) {
+      const jinja::Value* type = field(schema, "type");
+      if (key.is_string() && type && type->is_string()) by_param[key.str] = type->str;
+    }
+  }
+  return types;
+}
+
+absl::StatusOr<std::vector<ToolCall>> ToolCallsFromQwenXml(std::string_view s, const ToolParamTypes* types) {
   std::vector<ToolCall> calls;
   size_t pos = 0;
   SkipSpace(s, pos);
@@ -65,6 +90,11 @@ absl::StatusOr<std::vector<ToolCall>> ToolCallsFromQwenXml(std::string_view s) {
     auto name = TagName(s, pos, "function");
     if (!name.ok()) return name.status();
     jinja::Value args = jinja::Value::MakeDict();
+    const std::map<std::string, std::string>* declared = nullptr;
+    if (types) {
+      auto it = types->find(*name);
+      if (it != types->end()) declared = &it->second;
+    }
     while (true) {
       SkipSpace(s, pos);
       if (Eat(s, pos, "</function>")) break;
@@ -86,7 +116,12 @@ absl::StatusOr<std::vector<ToolCall>> ToolCallsFromQwenXml(std::string_view s) {
       // The template's own newlines around the value are not part of it.
       if (!value.empty() && value.front() == '\n') value.remove_prefix(1);
       if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
-      args.dict->Set(jinja::Value::String(*key), TypedValue(value));
+      std::string_view type;
+      if (declared) {
+        auto it = declared->find(*key);
+        if (it != declared->end()) type = it->second;
+      }
+      args.dict->Set(jinja::Value::String(*key), TypedValue(value, type));
       pos = end + std::string_view("</parameter>").size();
     }
     calls.push_back(ToolCall{*std::move(name), CompactJson(args), {}});

@@ -652,3 +652,26 @@ TEST_CASE("output parser: long calls streamed byte by byte are read once") {
     CHECK(blocks[0] == Call("f", "{\"s\":\"" + big + "\"}"));
   }
 }
+
+TEST_CASE("output parser: Qwen 3.5 XML values follow the declared parameter types") {
+  auto types = ToolParamTypesFromJson(R"([{"type": "function", "function": {"name": "lookup", "parameters": {
+      "type": "object", "properties": {"zip": {"type": "string"}, "count": {"type": "integer"}, "flag": {"type": "string"}}}}},
+      {"type": "function", "function": {"name": "no_params"}}, 42])");
+  REQUIRE(types.ok());
+  CHECK(types->at("lookup").at("zip") == "string");
+  const std::string out =
+      "<tool_call>\n<function=lookup>\n<parameter=zip>\n12345\n</parameter>\n<parameter=count>\n3\n</parameter>\n"
+      "<parameter=flag>\ntrue\n</parameter>\n<parameter=other>\n7\n</parameter>\n</function>\n</tool_call>";
+  ChatOutputParser typed(Syntax(TC::kQwenXml, kThink));
+  typed.SetToolParamTypes(*types);
+  std::vector<OutputBlock> blocks;
+  AppendBlocks(blocks, typed.Feed(out));
+  AppendBlocks(blocks, typed.Flush());
+  REQUIRE(blocks.size() == 1);
+  CHECK(blocks[0] == Call("lookup", R"({"zip":"12345","count":3,"flag":"true","other":7})"));
+  // Without the schema the shapes decide.
+  auto untyped = ChatOutputParser::ParseAll(Syntax(TC::kQwenXml, kThink), false, {out});
+  REQUIRE(untyped.size() == 1);
+  CHECK(untyped[0] == Call("lookup", R"({"zip":12345,"count":3,"flag":true,"other":7})"));
+  CHECK_FALSE(ToolParamTypesFromJson("[").ok());
+}
