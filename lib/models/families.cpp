@@ -7,8 +7,8 @@ namespace {
 
 constexpr Family kFamilies[] = {
     // arch       builder      what it adds
-    {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU; optional output.weight"},
-    {"mistral", BuildLlama,  "as llama"},
+    {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU; optional output.weight "
+                             "(Mistral GGUFs use this architecture too)"},
     {"gemma3",  BuildGemma3, "sqrt(n_embd) embed scale, QK-norm, post-norms, GeGLU, RoPE neox, "
                              "5 sliding : 1 global layers (local rope base 10000), tied head"},
 };
