@@ -99,7 +99,9 @@ int RunGenerate(int argc, char** argv) {
   // Decode steps: every generated token after the first came from one Decode call.
   const int64_t n_gen = static_cast<int64_t>(result->tokens.size());
   const double decode_tps = Rate(std::max<int64_t>(n_gen - 1, 0), result->decode_seconds);
-  const std::string stop = result->stop == StopReason::kEndOfGeneration ? "eos" : "max_tokens";
+  const std::string stop = result->stop == StopReason::kEndOfGeneration ? "eos"
+                           : result->stop == StopReason::kContextFull  ? "context_full"
+                                                                       : "max_tokens";
   const int64_t rss = PeakRssBytes();
   if (json) {
     JsonWriter w(0);

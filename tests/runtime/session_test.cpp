@@ -151,3 +151,12 @@ TEST_CASE("session: greedy generation stops at max tokens and reports timings") 
   for (size_t i = 0; i < r->tokens.size(); ++i)
     CHECK(ArgMax(std::span<const float>(all->data() + (prompt.size() - 1 + i) * V, V)) == r->tokens[i]);
 }
+
+TEST_CASE("session: the model's graph prints as .uaii.json and parses back") {
+  auto m = LoadOrFail(Tiny("tiny-llama-q4_k.gguf"));
+  auto json = m->GraphJson();
+  REQUIRE(json.ok());
+  CHECK(json->find("tiny-llama-q4_k.gguf") != std::string::npos);  // file#tensor references
+  CHECK(json->find("\"attention\"") != std::string::npos);
+  CHECK(json->find("Q4_K") != std::string::npos);
+}
