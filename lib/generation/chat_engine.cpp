@@ -6,6 +6,7 @@
 
 #include "chat/json.h"
 #include "chat/output_parser.h"
+#include "chat/tool_call_xml.h"
 #include "util/str_cat.h"
 
 namespace uaii {
@@ -100,6 +101,12 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
   ChatTurnResult result;
   result.started_in_thinking = syntax_.StartsInThinking(*prompt_text);
   chat::ChatOutputParser parser(syntax_, result.started_in_thinking);
+  if (request.tools_json) {
+    // Qwen 3.5's XML calls carry bare values: the declared types say which stay strings.
+    auto types = chat::ToolParamTypesFromJson(*request.tools_json);
+    if (!types.ok()) return types.status();
+    parser.SetToolParamTypes(*std::move(types));
+  }
   bool go_on = true;
   auto deliver = [&](std::vector<chat::OutputBlock> events) {
     for (const auto& e : events)
