@@ -1,17 +1,19 @@
-// `uaii generate [--model PATH] -p PROMPT [--max-tokens N] [--threads N] [--json]`:
-// greedy continuation of raw text (BOS added as the model's metadata says). Text
-// streams to stdout as it is produced, then one summary line goes to stderr. With
-// --json, one JSON document (schema: docs/json/generate.schema.json) instead.
-#include <sys/resource.h>
-
+// `uaii generate [--model PATH] -p PROMPT [options] [--json]`: a continuation of raw
+// text (BOS as the model's metadata says), streamed to stdout as it is produced, then
+// a one-line summary on stderr; with --json one document instead (schema:
+// docs/json/generate.schema.json). Greedy unless --temp > 0. `--chat` wraps the prompt
+// as one user turn in the model's chat template (`uaii chat -p`).
 #include <charconv>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "commands.h"
+#include "generation/generator.h"
+#include "generation/process_stats.h"
 #include "loaders/model_locator.h"
-#include "uaii/session.h"
+#include "sampling/params.h"
 #include "util/json_writer.h"
 #include "util/str_cat.h"
 
@@ -19,33 +21,87 @@ namespace uaii::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: uaii generate [--model PATH] -p PROMPT [--max-tokens N] [--threads N] [--json]\n";
+    "usage: uaii generate [--model PATH] -p PROMPT [--max-tokens N] [--threads N] [--max-context N]\n"
+    "                     [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R]\n"
+    "                     [--presence-penalty A] [--frequency-penalty F] [--seed S] [--stop TEXT]...\n"
+    "                     [--chat] [--json]\n";
 
-int64_t PeakRssBytes() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
-}
-
-bool ParseInt(const std::string& s, int64_t* v) {
+template <typename T>
+bool ParseNumber(const std::string& s, T* v) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-double Rate(int64_t n, double seconds) { return seconds > 0 ? static_cast<double>(n) / seconds : 0.0; }
+// Reads the sampling flags over greedy defaults; --temp > 0 turns on llama.cpp's
+// default filters (top-k 40, top-p 0.95, min-p 0.05) unless the flags say otherwise.
+absl::StatusOr<sampling::SamplingParams> SamplingFromArgs(const Args& a) {
+  sampling::SamplingParams p = sampling::SamplingParams::Greedy();
+  auto num = [&](const char* flag, auto* out) -> absl::Status {
+    if (!a.has(flag)) return absl::OkStatus();
+    if (!ParseNumber(a.get(flag), out))
+      return absl::InvalidArgumentError(StrCat(flag, " takes a number, got \"", a.get(flag), "\""));
+    return absl::OkStatus();
+  };
+  if (auto s = num("--temp", &p.temperature); !s.ok()) return s;
+  if (p.temperature > 0) {
+    const sampling::SamplingParams defaults;
+    p.top_k = defaults.top_k;
+    p.top_p = defaults.top_p;
+    p.min_p = defaults.min_p;
+  }
+  for (auto s : {num("--top-k", &p.top_k), num("--top-p", &p.top_p), num("--min-p", &p.min_p),
+                 num("--repeat-penalty", &p.repeat_penalty), num("--presence-penalty", &p.presence_penalty),
+                 num("--frequency-penalty", &p.frequency_penalty), num("--seed", &p.seed)})
+    if (!s.ok()) return s;
+  if (auto s = sampling::ValidateSamplingParams(p); !s.ok()) return s;
+  return p;
+}
+
+void PrintJson(const GenerationResult& r) {
+  JsonWriter w(0);
+  w.BeginObject();
+  w.Key("text").String(r.text);
+  w.Key("tokens").BeginArray();
+  for (TokenId id : r.tokens) w.Int(id);
+  w.EndArray();
+  w.Key("usage").BeginObject();
+  w.Key("prompt_tokens").Int(r.prompt_tokens);
+  w.Key("completion_tokens").Int(static_cast<int64_t>(r.tokens.size()));
+  w.Key("cached_tokens").Int(r.cached_tokens);
+  w.Key("reasoning_tokens").Int(0);
+  w.EndObject();
+  w.Key("timings").BeginObject();
+  w.Key("prefill_tokens_per_s").Double(r.prefill_tokens_per_s());
+  w.Key("decode_tokens_per_s").Double(r.decode_tokens_per_s());
+  w.EndObject();
+  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes()).EndObject();
+  w.Key("stop_reason").String(GenerationStopName(r.stop));
+  w.EndObject();
+  std::printf("%s\n", w.str().c_str());
+}
 
 }  // namespace
 
 int RunGenerate(int argc, char** argv) {
-  // -p is the short form of --prompt.
   std::vector<std::string> storage;
-  std::vector<char*> av;
+  bool chat = false;
   for (int i = 0; i < argc; ++i) {
-    storage.push_back(std::string(argv[i]) == "-p" ? "--prompt" : argv[i]);
+    std::string a = argv[i];
+    if (a == "--chat") { chat = true; continue; }
+    storage.push_back(a == "-p" ? "--prompt" : a);  // -p is the short form of --prompt
   }
+  std::vector<char*> av;
   for (auto& s : storage) av.push_back(s.data());
+  if (chat) {
+    // One user turn in the model's template: the chat command's scripted mode.
+    return RunChat(static_cast<int>(av.size()), av.data());
+  }
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
-                        {.valued = {"--model", "--prompt", "--max-tokens", "--threads"}, .boolean = {"--json"}});
+                        {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
+                                    "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
+                                    "--frequency-penalty", "--seed"},
+                         .boolean = {"--json"},
+                         .repeated = {"--stop"}});
   if (!args.ok() || !args->positional.empty() || !args->values.count("--prompt")) {
     std::fprintf(stderr, "uaii generate: %s\n%s",
                  !args.ok() ? std::string(args.status().message()).c_str()
@@ -54,10 +110,17 @@ int RunGenerate(int argc, char** argv) {
                  kUsage);
     return 2;
   }
-  int64_t max_tokens = 128, threads = 0;
-  if (!ParseInt(args->get("--max-tokens", "128"), &max_tokens) || max_tokens < 0 ||
-      !ParseInt(args->get("--threads", "0"), &threads) || threads < 0) {
-    std::fprintf(stderr, "uaii generate: --max-tokens and --threads take a non-negative integer\n%s", kUsage);
+  int64_t max_tokens = 128, threads = 0, max_context = 0;
+  if (!ParseNumber(args->get("--max-tokens", "128"), &max_tokens) || max_tokens < 0 ||
+      !ParseNumber(args->get("--threads", "0"), &threads) || threads < 0 ||
+      !ParseNumber(args->get("--max-context", "0"), &max_context) || max_context < 0) {
+    std::fprintf(stderr, "uaii generate: --max-tokens, --threads and --max-context take a non-negative integer\n%s",
+                 kUsage);
+    return 2;
+  }
+  auto sampling = SamplingFromArgs(*args);
+  if (!sampling.ok()) {
+    std::fprintf(stderr, "uaii generate: %s\n%s", std::string(sampling.status().message()).c_str(), kUsage);
     return 2;
   }
   const bool json = args->has("--json");
@@ -69,71 +132,41 @@ int RunGenerate(int argc, char** argv) {
   if (!path.ok()) return fail(path.status());
   auto model = Model::Load(*path);
   if (!model.ok()) return fail(model.status());
-  const Tokenizer& tok = (*model)->tokenizer();
-  auto prompt = tok.Encode(args->get("--prompt"), EncodeOptions{.parse_special = false, .add_special = true});
+  auto prompt = (*model)->tokenizer().Encode(args->get("--prompt"),
+                                             EncodeOptions{.parse_special = false, .add_special = true});
   if (!prompt.ok()) return fail(prompt.status());
-  if (prompt->empty()) return fail(absl::InvalidArgumentError("the prompt encodes to no tokens"));
 
   SessionOptions so;
   so.threads = static_cast<int>(threads);
-  so.max_context = std::max<int64_t>(4096, static_cast<int64_t>(prompt->size()) + max_tokens);
-  auto session = Session::Create(*model, so);
-  if (!session.ok()) return fail(session.status());
-
-  StreamDecoder decoder(tok);
-  std::string text;
-  auto on_token = [&](TokenId id) {
-    std::string piece = decoder.Push(id);
-    text += piece;
-    if (!json && !piece.empty()) {
-      std::fwrite(piece.data(), 1, piece.size(), stdout);
+  so.max_context = max_context > 0 ? max_context
+                                   : std::max<int64_t>(4096, static_cast<int64_t>(prompt->size()) + max_tokens);
+  auto gen = Generator::Create(*model, so);
+  if (!gen.ok()) return fail(gen.status());
+  GenerationRequest req;
+  req.prompt = *std::move(prompt);
+  req.max_tokens = max_tokens;
+  req.sampling = *sampling;
+  req.stop = args->all("--stop");
+  auto result = (*gen)->Run(req, [&](TokenId, std::string_view text) {
+    if (!json && !text.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
     }
     return true;
-  };
-  auto result = GenerateGreedy(**session, *prompt, GenerateOptions{.max_tokens = max_tokens}, on_token);
+  });
   if (!result.ok()) return fail(result.status());
-  std::string tail = decoder.Flush();
-  text += tail;
-  const double prefill_tps = Rate(result->prompt_tokens, result->prefill_seconds);
-  // Decode steps: every generated token after the first came from one Decode call.
-  const int64_t n_gen = static_cast<int64_t>(result->tokens.size());
-  const double decode_tps = Rate(std::max<int64_t>(n_gen - 1, 0), result->decode_seconds);
-  const std::string stop = result->stop == StopReason::kEndOfGeneration ? "eos"
-                           : result->stop == StopReason::kContextFull  ? "context_full"
-                                                                       : "max_tokens";
-  const int64_t rss = PeakRssBytes();
   if (json) {
-    JsonWriter w(0);
-    w.BeginObject();
-    w.Key("text").String(text);
-    w.Key("tokens").BeginArray();
-    for (TokenId id : result->tokens) w.Int(id);
-    w.EndArray();
-    w.Key("usage").BeginObject();
-    w.Key("prompt_tokens").Int(result->prompt_tokens);
-    w.Key("completion_tokens").Int(n_gen);
-    w.Key("cached_tokens").Int(0);
-    w.Key("reasoning_tokens").Int(0);
-    w.EndObject();
-    w.Key("timings").BeginObject();
-    w.Key("prefill_tokens_per_s").Double(prefill_tps);
-    w.Key("decode_tokens_per_s").Double(decode_tps);
-    w.EndObject();
-    w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(rss).EndObject();
-    w.Key("stop_reason").String(stop);
-    w.EndObject();
-    std::printf("%s\n", w.str().c_str());
+    PrintJson(*result);
   } else {
-    if (!tail.empty()) std::fwrite(tail.data(), 1, tail.size(), stdout);
     std::printf("\n");
     std::fflush(stdout);
   }
   std::fprintf(stderr,
                "uaii generate: prompt %lld tokens, generated %lld tokens (%s), prefill %.1f tok/s, decode %.1f tok/s, "
                "peak RSS %.1f MiB\n",
-               (long long)result->prompt_tokens, (long long)n_gen, stop.c_str(), prefill_tps, decode_tps,
-               rss / (1024.0 * 1024.0));
+               (long long)result->prompt_tokens, (long long)result->tokens.size(),
+               std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
+               result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
   return 0;
 }
 

@@ -3,7 +3,7 @@ import json
 
 import jsonschema
 
-from conftest import load_schema, run_uaii
+from conftest import SHARED, load_schema, run_uaii
 
 
 def test_generate_json_matches_schema(uaii_bin, default_model):
@@ -38,3 +38,51 @@ def test_generate_usage_errors(uaii_bin, default_model):
     assert run_uaii(uaii_bin, "generate", "-p", "x", "--max-tokens", "many", check=False).returncode == 2
     p = run_uaii(uaii_bin, "generate", "--model", "/nonexistent.gguf", "-p", "x", check=False)
     assert p.returncode == 1 and "nonexistent.gguf" in p.stderr
+
+
+def test_generate_stop_string_and_reason(uaii_bin, default_model):
+    full = json.loads(run_uaii(uaii_bin, "generate", "--model", default_model, "-p", "The capital of France is",
+                               "--max-tokens", "16", "--json").stdout)
+    words = full["text"].split()
+    assert len(words) >= 4
+    stop = words[2]
+    cut = json.loads(run_uaii(uaii_bin, "generate", "--model", default_model, "-p", "The capital of France is",
+                              "--max-tokens", "16", "--stop", stop, "--json").stdout)
+    jsonschema.validate(cut, load_schema("generate.schema.json"))
+    assert cut["stop_reason"] == "stop"
+    assert cut["text"] == full["text"][:full["text"].index(stop)]
+
+
+def test_generate_sampling_seed_reproduces(uaii_bin, fixtures_dir):
+    model = fixtures_dir / "tiny" / "tiny-llama-f32.gguf"
+    args = ["generate", "--model", model, "-p", "tok5 tok6", "--max-tokens", "12", "--temp", "1.2", "--json"]
+    a = json.loads(run_uaii(uaii_bin, *args, "--seed", "3").stdout)
+    b = json.loads(run_uaii(uaii_bin, *args, "--seed", "3").stdout)
+    c = json.loads(run_uaii(uaii_bin, *args, "--seed", "4").stdout)
+    assert a["tokens"] == b["tokens"]
+    assert a["tokens"] != c["tokens"]
+    greedy = json.loads(run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5 tok6", "--max-tokens", "12",
+                                 "--json").stdout)
+    again = json.loads(run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5 tok6", "--max-tokens", "12",
+                                "--temp", "0", "--seed", "9", "--json").stdout)
+    assert greedy["tokens"] == again["tokens"]
+
+
+def test_generate_bad_sampling_flags(uaii_bin, fixtures_dir):
+    model = fixtures_dir / "tiny" / "tiny-llama-f32.gguf"
+    p = run_uaii(uaii_bin, "generate", "--model", model, "-p", "x", "--top-p", "1.5", check=False)
+    assert p.returncode == 2 and "top_p" in p.stderr
+    p = run_uaii(uaii_bin, "generate", "--model", model, "-p", "x", "--temp", "hot", check=False)
+    assert p.returncode == 2 and "--temp takes a number" in p.stderr
+
+
+def test_generate_chat_wraps_one_user_turn(uaii_bin, default_model):
+    template = SHARED / "data" / "tokenizers" / "gemma3" / "tokenizer_config.json"
+    if not template.exists():
+        print("SKIP: ../shared/data/tokenizers/gemma3 is absent")
+        return
+    via_generate = json.loads(run_uaii(uaii_bin, "generate", "--chat", "--model", default_model, "-p", "Hi",
+                                       "--chat-template", template, "--max-tokens", "6", "--json").stdout)
+    via_chat = json.loads(run_uaii(uaii_bin, "chat", "--model", default_model, "-p", "Hi",
+                                   "--chat-template", template, "--max-tokens", "6", "--json").stdout)
+    assert via_generate == via_chat or via_generate["usage"]["prompt_tokens"] == via_chat["usage"]["prompt_tokens"]
