@@ -6,6 +6,7 @@
 
 #include "formats/fp16.h"
 #include "kernels/vec_dot.h"
+#include "runtime/cpu_ops.h"
 
 namespace uaii::runtime {
 namespace {
@@ -58,11 +59,21 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
         w[j] = sj;
         mx = std::max(mx, sj);
       }
+      // exp as ggml_v_expf; the sum as ggml_vec_soft_max_f32's AVX-512 loop: each group
+      // of 16 reduced in float (_mm512_reduce_add_ps order), then added in double.
       double sum = 0.0;
-      for (int64_t j = 0; j < n; ++j) {
-        const float e = w[j] == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(w[j] - mx);
-        w[j] = e;
-        sum += static_cast<double>(e);
+      for (int64_t j0 = 0; j0 < n; j0 += 16) {
+        float e[16];
+        for (int l = 0; l < 16; ++l) {
+          const float x = w[j0 + l];
+          e[l] = x == -std::numeric_limits<float>::infinity() ? 0.0f : ExpGgml(x - mx);
+          w[j0 + l] = e[l];
+        }
+        float a[8], b4[4];
+        for (int l = 0; l < 8; ++l) a[l] = e[l] + e[l + 8];
+        for (int l = 0; l < 4; ++l) b4[l] = a[l] + a[l + 4];
+        const float c0 = b4[0] + b4[2], c1 = b4[1] + b4[3];
+        sum += static_cast<double>(c0 + c1);
       }
       const float inv = static_cast<float>(1.0 / sum);
       for (int64_t j = 0; j < n; ++j) w16[j] = Fp32ToFp16(w[j] * inv);

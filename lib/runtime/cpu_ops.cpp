@@ -73,7 +73,22 @@ float GeluF16Table(float x) {
   return Fp16ToFp32(GeluTable()[Fp32ToFp16(x)]);
 }
 
-float Silu(float x) { return x / (1.0f + std::exp(-x)); }
+float ExpGgml(float x) {
+  // Polynomial coefficients of the Arm optimized-routines expf that ggml adapts.
+  constexpr float kShift = 0x1.8p23f, kLog2e = 0x1.715476p+0f;
+  constexpr float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
+  constexpr float c1 = 0x1.ffffecp-1f, c2 = 0x1.fffdb6p-2f, c3 = 0x1.555e66p-3f, c4 = 0x1.573e2ep-5f,
+                  c5 = 0x1.0e4020p-7f;
+  const float z = std::fma(x, kLog2e, kShift);
+  const float n = z - kShift;
+  const float b = std::fma(-n, kLn2Lo, std::fma(-n, kLn2Hi, x));
+  if (std::fabs(n) > 192.0f) return n > 0 ? INFINITY : 0.0f;
+  const float u = b * b;
+  const float j = std::fma(std::fma(std::fma(c5, b, c4), u, std::fma(c3, b, c2)), u, std::fma(c1, b, 1.0f));
+  return std::ldexp(j, static_cast<int>(n));
+}
+
+float Silu(float x) { return x / (1.0f + ExpGgml(-x)); }
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = Silu(gate[i]) * up[i];

@@ -20,7 +20,12 @@ void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, i
 // GELU (tanh form) through ggml's f16 table: x rounded to f16, gelu in float, result
 // rounded to f16 (GGML_GELU_FP16); |x| >= 10 short-cuts as ggml does.
 float GeluF16Table(float x);
-float Silu(float x);  // x / (1 + expf(-x))
+float Silu(float x);  // x / (1 + ExpGgml(-x)), as ggml_v_silu
+// exp(x) the way ggml's AVX-512 ggml_v_expf computes it (what llama.cpp's CPU softmax
+// and SiLU use): n = round(x / ln2), b = x - n ln2 (ln2 split hi + lo),
+// p(b) = 1 + c1 b + b^2 ((c2 + c3 b) + b^2 (c4 + c5 b)) with fused multiply-adds,
+// result p * 2^n; |n| > 192 saturates to 0 / inf. Max error ~1.5 ulp.
+float ExpGgml(float x);
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
 void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up

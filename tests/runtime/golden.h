@@ -81,17 +81,19 @@ inline std::vector<float> RowFromZlib(const std::string& path, int64_t n, double
 // and token-by-token paths (tiny-gemma3-q4_k: 0.189; default model: see below).
 //
 // Tiny models, max |logit - llama.cpp| over 64 rows x 320 (measured: f32 0.0016,
-// f16 0.0035, q4_0 0.019, q8_0 0.076, q4_k 0.175):
+// f16 0.0035, q4_0 0.019, q8_0 0.076, q4_k 0.175; row 0 agrees to ~1 ulp, the drift
+// comes in with attention over more positions):
 inline double TinyTolerance(const std::string& file) {
   if (file.find("-f32") != std::string::npos || file.find("-f16") != std::string::npos) return 0.01;
   if (file.find("-q4_k") != std::string::npos) return 0.3;
   return 0.15;
 }
 // Default model: a top-1 divergence is excused only where llama.cpp's own top-2 gap is
-// below kGapEps (measured: every divergence had a gap <= 0.45).
+// below kGapEps (measured: greedy divergences at gaps <= 0.20, teacher-forced top-1
+// disagreements at gaps <= 0.33; llama.cpp's own decode-vs-batch ones reach 0.27).
 constexpr double kGapEps = 0.5;
 // Default model, teacher-forced, over llama.cpp's top-20 per position: max and mean
-// |logit - llama.cpp| (uaii measured: max 1.70, mean 0.18, top-1 equal at 697/725).
+// |logit - llama.cpp| (uaii measured: max 1.22, mean 0.18, top-1 equal at 690/725).
 // For scale, llama.cpp's own token-by-token path against its batch golden: max 1.31,
 // mean 0.18, top-1 equal at 677/725 (every mismatch at a gap <= 0.27).
 constexpr double kTopTol = 2.0;
