@@ -19,7 +19,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
   libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
-  libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev
+  libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev zlib1g-dev
   default-jdk-headless kotlin junit4
 )
 missing=()
