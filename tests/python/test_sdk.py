@@ -8,6 +8,7 @@ import os
 import pathlib
 import struct
 import subprocess
+import sys
 
 import pytest
 
@@ -45,6 +46,21 @@ def test_abi_version_matches_and_is_checked():
     for other, name in [(400, "0.4.0"), (10300, "1.3.0"), (200, "0.2.0")]:
         with pytest.raises(ImportError, match=rf"C ABI {name} but this extension was built for 0\.3\.x"):
             uaii._uaii._check_abi(other)
+
+
+def test_import_refuses_a_library_with_another_abi(tmp_path):
+    # A stand-in preloaded in front of libuaii answers uaii_capi_version() with 0.4.0.
+    src = tmp_path / "fake_abi.c"
+    src.write_text("#include <stdint.h>\n"
+                   "uint32_t uaii_capi_version(void) { return 400; }\n"
+                   "const char* uaii_capi_version_string(void) { return \"0.4.0\"; }\n")
+    so = tmp_path / "libfake_abi.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    p = subprocess.run([sys.executable, "-c", "import uaii"], capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "LD_PRELOAD": str(so)}, timeout=60)
+    assert p.returncode != 0
+    assert ("ImportError: uaii: the loaded libuaii speaks C ABI 0.4.0 but this extension was built for 0.3.x"
+            in p.stderr), p.stderr
 
 
 def test_wheel_bundles_libuaii_and_finds_it_through_origin():
@@ -313,3 +329,17 @@ def test_exceptions_in_a_with_block_still_close(tiny_path):
         with uaii.Model(tiny_path) as m:
             raise RuntimeError("boom")
     assert m.closed
+
+
+def test_stubs_match_the_runtime_classes():
+    import ast
+    pkg = pathlib.Path(uaii.__file__).parent
+    tree = ast.parse((pkg / "_uaii.pyi").read_text())
+    stub_classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    assert set(stub_classes) == {"Usage", "GenerateResult", "Event", "Stream", "Tokenizer", "Model", "Session"}
+    for name, node in stub_classes.items():
+        stub_members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        runtime = {m for m in dir(getattr(uaii, name)) if not m.startswith("_")}
+        assert {m for m in stub_members if not m.startswith("_")} == runtime, name
+    stub_funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert stub_funcs == {"capi_version", "_check_abi"}
