@@ -1,21 +1,15 @@
 #include "loaders/gguf_summary.h"
 
-#include <array>
 
 #include "util/str_cat.h"
 
+#include "uaii/tokenizer.h"
 #include "util/json_writer.h"
 
 namespace uaii {
 namespace {
 
 using gguf::ValueType;
-
-// Terminators that chat models emit even when the metadata names only one EOS: the
-// pieces llama.cpp's vocabulary loader (llama-vocab.cpp) adds to its end-of-generation set.
-constexpr std::array<std::string_view, 12> kKnownTerminators = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>",
-    "<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>"};
 
 struct Bound { std::string_view suffix; int64_t max; bool required; };
 // Upper bounds are far above any real model and far below what would overflow a size.
@@ -157,26 +151,19 @@ absl::StatusOr<GgufSummary> SummarizeGguf(const gguf::File& file) {
       s.named_chat_templates.push_back(kv.key.substr(sizeof("tokenizer.chat_template.") - 1));
   }
 
-  auto add_eog = [&](int64_t id, std::string source) {
-    for (const auto& t : s.end_of_generation)
-      if (t.id == id) return;
-    std::string piece = tokens && id >= 0 && id < s.vocab_size ? std::string(tokens->elems[id].str) : "";
-    s.end_of_generation.push_back({id, piece, std::move(source)});
-  };
-  for (std::string_view key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
-                               "tokenizer.ggml.eom_token_id"}) {
-    if (!file.Find(key)) continue;
-    auto id = file.GetInt(key);
-    if (!id.ok()) return id.status();
-    if (tokens && (*id < 0 || *id >= s.vocab_size))
-      return absl::InvalidArgumentError(StrCat("GGUF metadata ", key, ": token id ", *id,
-                                                     " is outside the vocabulary (", s.vocab_size, " tokens)"));
-    add_eog(*id, std::string(key));
-  }
+  // End of generation exactly as generation decides it: the tokenizer's set (metadata
+  // EOS/EOT/EOM plus the control tokens llama.cpp also treats as terminators).
   if (tokens) {
-    for (int64_t id = 0; id < s.vocab_size; ++id)
-      for (std::string_view term : kKnownTerminators)
-        if (tokens->elems[id].str == term) add_eog(id, "known terminator");
+    auto tok = Tokenizer::FromGguf(file);
+    if (!tok.ok()) return tok.status();
+    const SpecialIds& sp = (*tok)->special_ids();
+    for (TokenId id : (*tok)->end_of_generation_ids()) {
+      std::string source = id == sp.eos ? "tokenizer.ggml.eos_token_id"
+                           : id == sp.eot ? "tokenizer.ggml.eot_token_id"
+                           : id == sp.eom ? "tokenizer.ggml.eom_token_id"
+                                          : "known terminator";
+      s.end_of_generation.push_back({id, std::string((*tok)->Piece(id)), std::move(source)});
+    }
   }
   return s;
 }
