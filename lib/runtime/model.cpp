@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "ir/serialize.h"
+#include "loaders/hf_loader.h"
 #include "models/families.h"
 #include "runtime/model_impl.h"
 #include "util/str_cat.h"
@@ -17,6 +18,7 @@ bool Model::IsEndOfGeneration(TokenId id) const { return impl_->tokenizer->IsEnd
 absl::StatusOr<std::string> Model::GraphJson() const { return ir::ToJson(impl_->graph); }
 
 absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
+  if (hf::IsHfDirectory(path)) return runtime::LoadHfDirectory(path);
   auto impl = std::make_unique<Impl>();
   auto file = gguf::File::Open(path);
   if (!file.ok()) return file.status();

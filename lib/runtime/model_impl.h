@@ -4,6 +4,7 @@
 
 #include "formats/gguf_file.h"
 #include "ir/graph.h"
+#include "loaders/hf_model.h"
 #include "models/spec.h"
 #include "runtime/executor.h"
 #include "runtime/weights.h"
@@ -19,6 +20,12 @@ struct Model::Impl {
   std::unique_ptr<runtime::WeightSet> weights;
   std::unique_ptr<runtime::Executor> executor;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::shared_ptr<const hf::HfModel> hf;  // Hugging Face directory: keeps its files mapped
 };
+
+namespace runtime {
+// Model::Load's directory branch (hf_load.cpp).
+absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir);
+}  // namespace runtime
 
 }  // namespace uaii

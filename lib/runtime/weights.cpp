@@ -35,6 +35,14 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
   return ws;
 }
 
+std::unique_ptr<WeightSet> WeightSet::FromBound(std::map<std::string, BoundWeight> weights,
+                                                std::vector<std::shared_ptr<const void>> owners) {
+  auto ws = std::make_unique<WeightSet>();
+  ws->weights_ = std::move(weights);
+  ws->owners_ = std::move(owners);
+  return ws;
+}
+
 const BoundWeight* WeightSet::Find(const std::string& name) const {
   auto it = weights_.find(name);
   return it == weights_.end() ? nullptr : &it->second;

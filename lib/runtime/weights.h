@@ -28,8 +28,13 @@ class WeightSet {
   static absl::StatusOr<std::unique_ptr<WeightSet>> Bind(
       const ir::Graph& g, std::map<std::string, std::shared_ptr<const gguf::File>> open = {});
   const BoundWeight* Find(const std::string& tensor_name) const;
+  // Weights bound elsewhere (Hugging Face views, runtime/hf_weights.h); `owners` keep
+  // their bytes (mappings, converted copies) alive as long as the set.
+  static std::unique_ptr<WeightSet> FromBound(std::map<std::string, BoundWeight> weights,
+                                              std::vector<std::shared_ptr<const void>> owners);
 
  private:
+  std::vector<std::shared_ptr<const void>> owners_;
   std::map<std::string, std::shared_ptr<const gguf::File>> files_;
   std::map<std::string, BoundWeight> weights_;
 };

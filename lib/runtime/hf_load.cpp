@@ -1,0 +1,42 @@
+// Model::Load for a Hugging Face directory: loader (hf::LoadHfModel) -> graph
+// (models::BuildHfGraph) -> weights (BindHfWeights) -> executor, tokenizer from
+// tokenizer.json / tokenizer.model (+ tokenizer_config.json) in the same directory.
+#include "loaders/hf_loader.h"
+#include "models/hf_graph.h"
+#include "runtime/hf_weights.h"
+#include "runtime/model_impl.h"
+#include "util/str_cat.h"
+
+namespace uaii::runtime {
+
+absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir) {
+  auto loaded = hf::LoadHfModel(dir);
+  if (!loaded.ok()) return loaded.status();
+  auto m = std::make_shared<hf::HfModel>(std::move(*loaded));
+  if (auto st = hf::CheckRunnable(*m); !st.ok())
+    return absl::Status(st.code(), StrCat(dir, ": ", std::string(st.message())));
+  auto g = models::BuildHfGraph(*m);
+  if (!g.ok()) return g.status();
+  auto impl = std::make_unique<Model::Impl>();
+  auto weights = BindHfWeights(*m, *g);
+  if (!weights.ok()) return weights.status();
+  impl->weights = std::move(*weights);
+  impl->spec = std::move(g->spec);
+  impl->graph = std::move(g->graph);
+  auto ex = Executor::Create(impl->graph, *impl->weights);
+  if (!ex.ok()) return ex.status();
+  impl->executor = std::move(*ex);
+  auto tok = Tokenizer::Load(dir);
+  if (!tok.ok())
+    return absl::Status(tok.status().code(), StrCat(dir, ": tokenizer: ", std::string(tok.status().message())));
+  impl->tokenizer = std::move(*tok);
+  if (impl->tokenizer->end_of_generation_ids().empty())
+    return absl::InvalidArgumentError(StrCat(dir, ": the tokenizer has no end-of-generation token (no eos_token in ",
+                                             "tokenizer_config.json / config.json and no known terminator)"));
+  const auto& s = impl->spec;
+  impl->info = ModelInfo{dir, s.arch, "", s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
+  impl->hf = std::move(m);
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+}  // namespace uaii::runtime
