@@ -76,6 +76,9 @@ StreamState::Item StreamState::Pop() {
 void StreamState::Join() {
   std::lock_guard<std::mutex> lock(join_mu_);
   if (worker_.joinable()) worker_.join();
+  // The worker is done with the session: a closed session is freed now, not when the
+  // last reference to this stream goes away.
+  core_.reset();
 }
 
 Stream::~Stream() {
