@@ -60,5 +60,5 @@ fi
 
 # 6. The main job.
 if [ "$RUN" = 1 ]; then
-  "$BUILD_DIR/uaii" inspect
+  "$BUILD_DIR/uaii" generate -p "The capital of France is" --max-tokens 32
 fi
