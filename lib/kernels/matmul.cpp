@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/gemm_tile.h"
 #include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
 
@@ -114,18 +115,31 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
     for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, acts.data() + b * act_bytes);
   });
 
-  // Output rows split across threads; each y element is one dot product. Rows are
-  // walked in tiles so that a tile of weights stays in cache across the batch.
+  // Output rows split across threads (in whole tiles of kTileRows); each y element is
+  // one dot product, computed by a register tile (gemm_tile.h) where the type has one
+  // or by the row kernel, with the same f32 operations either way. Rows are walked in
+  // cache tiles of kCacheRows so that those weights stay in cache across the batch,
+  // and each register tile takes up to kTileCols activation rows at once.
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const int64_t wrow = static_cast<int64_t>(*row_bytes);
-  constexpr int64_t kTile = 16;
-  ForRange(pool, out, kTile, [&](int64_t o0, int64_t o1) {
-    for (int64_t t = o0; t < o1; t += kTile) {
-      const int64_t t1 = std::min(o1, t + kTile);
-      for (int64_t b = 0; b < batch; ++b) {
+  kernels::TileFn tile = nullptr;
+  if (dot != kernels::VecDotRef(type)) tile = kernels::TileAvx2(type);
+  constexpr int64_t R = kernels::kTileRows, C = kernels::kTileCols;
+  const int64_t kCacheRows = batch == 1 ? 64 : 16;
+  const int64_t groups = (out + R - 1) / R;
+  ForRange(pool, groups, kCacheRows / R, [&](int64_t g0, int64_t g1) {
+    const int64_t o0 = g0 * R, o1 = std::min(out, g1 * R);
+    for (int64_t t = o0; t < o1; t += kCacheRows) {
+      const int64_t t1 = std::min(o1, t + kCacheRows);
+      for (int64_t b = 0; b < batch; b += C) {
+        const int cols = static_cast<int>(std::min(C, batch - b));
         const uint8_t* a = acts.data() + b * act_bytes;
-        float* yb = y + b * out;
-        for (int64_t o = t; o < t1; ++o) yb[o] = dot(wb + o * wrow, a, in);
+        int64_t o = t;
+        if (tile != nullptr) {
+          for (; o + R <= t1; o += R) tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);
+        }
+        for (; o < t1; ++o)
+          for (int c = 0; c < cols; ++c) y[(b + c) * out + o] = dot(wb + o * wrow, a + c * act_bytes, in);
       }
     }
   });
