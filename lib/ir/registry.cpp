@@ -53,6 +53,105 @@ absl::StatusOr<Shapes> RmsNorm(const Op& op, const In& in) {
   return Shapes{x};
 }
 
+// LayerNorm: weight and bias (both optional) are vectors over the last dimension.
+absl::StatusOr<Shapes> LayerNorm(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  if (x.empty()) return Mismatch(op, "input is a scalar");
+  for (int k = 1; k <= 2; ++k)
+    if (in[k] && (in[k]->size() != 1 || (*in[k])[0] != x.back()))
+      return Mismatch(op, absl::StrCat(k == 1 ? "weight " : "bias ", ShapeString(*in[k]),
+                                       " does not match last dim of ", ShapeString(x)));
+  return Shapes{x};
+}
+
+// Slice of the last dimension: [..., n] -> [..., size] from column `begin`.
+absl::StatusOr<Shapes> Slice(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  const int64_t begin = op.Int("begin", -1), size = op.Int("size", -1);
+  if (x.empty() || begin < 0 || size <= 0 || begin + size > x.back())
+    return Mismatch(op, absl::StrCat("columns [", begin, ", ", begin + size, ") outside ", ShapeString(x)));
+  Shape y = x;
+  y.back() = size;
+  return Shapes{y};
+}
+
+// Fused gated unit on one input: [..., 2n] -> [..., n], act(first half) * second half.
+absl::StatusOr<Shapes> GatedFused(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  if (x.empty() || x.back() % 2) return Mismatch(op, absl::StrCat("input ", ShapeString(x), " has an odd last dim"));
+  Shape y = x;
+  y.back() /= 2;
+  return Shapes{y};
+}
+
+absl::StatusOr<Shapes> MatMul(const Op& op, const In& in) {
+  const Shape &x = *in[0], &w = *in[1];
+  if (auto s = NeedRank(op, w, 2, "weight"); !s.ok()) return s;
+  if (x.empty() || x.back() != w[1])
+    return Mismatch(op, absl::StrCat("x ", ShapeString(x), " times weight ", ShapeString(w),
+                                     " [out,in]: inner dims differ"));
+  Shape y = x;
+  y.back() = w[0];
+  return Shapes{y};
+}
+
+// Element count as (concrete product, multiset of symbolic dims).
+std::pair<int64_t, std::vector<int64_t>> Count(const Shape& s) {
+  int64_t n = 1;
+  std::vector<int64_t> sym;
+  for (int64_t d : s) {
+    if (d < 0) sym.push_back(d);
+    else n *= d;
+  }
+  std::sort(sym.begin(), sym.end());
+  return {n, sym};
+}
+
+absl::StatusOr<Shapes> Reshape(const Op& op, const In& in) {
+  Shape to = op.Ints("shape");
+  if (Count(to) != Count(*in[0]))
+    return Mismatch(op, absl::StrCat("cannot reshape ", ShapeString(*in[0]), " to ", ShapeString(to)));
+  return Shapes{to};
+}
+
+absl::StatusOr<Shapes> Rope(const Op& op, const In& in) {
+  const Shape &x = *in[0], &pos = *in[1];
+  if (auto s = NeedRank(op, x, 3, "x [T,heads,dim]"); !s.ok()) return s;
+  if (auto s = NeedRank(op, pos, 1, "positions"); !s.ok()) return s;
+  if (pos[0] != x[0]) return Mismatch(op, "positions and x disagree on T");
+  int64_t n_dims = op.Int("n_dims");
+  if (n_dims <= 0 || n_dims > x[2] || n_dims % 2)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (rope): n_dims ",
+                                                   n_dims, " must be even and in (0, ", x[2], "]"));
+  std::string mode = op.Str("mode");
+  if (mode != "norm" && mode != "neox")
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
+                                                   "' (rope): mode '", mode, "' is not norm or neox"));
+  if (in[2] && (in[2]->size() != 1 || (*in[2])[0] != n_dims / 2))
+    return Mismatch(op, absl::StrCat("freq_factors ", ShapeString(*in[2]), " expected [", n_dims / 2, "]"));
+  return Shapes{x};
+}
+
+absl::StatusOr<Shapes> Attention(const Op& op, const In& in) {
+  const Shape &q = *in[0], &k = *in[1], &v = *in[2];
+  for (auto [s, n] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
+    if (auto st = NeedRank(op, *s, 3, n); !st.ok()) return st;
+  if (q[0] != k[0] || k[0] != v[0]) return Mismatch(op, "q, k, v disagree on T");
+  if (q[2] != k[2]) return Mismatch(op, "q and k head dims differ");
+  if (k[1] != v[1]) return Mismatch(op, "k and v head counts differ");
+  if (k[1] <= 0 || q[1] % k[1])
+    return Mismatch(op, absl::StrCat("query heads ", q[1], " not a multiple of kv heads ", k[1]));
+  if (op.Int("layer", -1) < 0 || op.Int("window", 0) < 0)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
+                                                   "' (attention): layer and window must be >= 0"));
+  return Shapes{{q[0], q[1] * v[2]}};
+}
+
+absl::StatusOr<Shapes> OutputRows(const Op& op, const In& in) {
+  if (auto s = NeedRank(op, *in[0], 2, "x"); !s.ok()) return s;
+  return Shapes{{kDimRows, (*in[0])[1]}};
+}
+
 absl::StatusOr<Shapes> MatMul(const Op& op, const In& in) {
   const Shape &x = *in[0], &w = *in[1];
   if (auto s = NeedRank(op, w, 2, "weight"); !s.ok()) return s;
@@ -127,6 +226,9 @@ const std::vector<OpSchema>& Table() {
       // type          in  in  out  attributes                                     shape rule
       {"embed",        2,  2,  1,  {},                                             Embed},
       {"rms_norm",     1,  2,  1,  {{"eps", K::kFloat, true}},                     RmsNorm},
+      {"layer_norm",   1,  3,  1,  {{"eps", K::kFloat, true}},                     LayerNorm},
+      {"slice",        1,  1,  1,  {{"begin", K::kInt, true}, {"size", K::kInt, true}}, Slice},
+      {"swiglu_fused", 1,  1,  1,  {},                                             GatedFused},
       {"matmul",       2,  2,  1,  {},                                             MatMul},
       {"add",          2,  2,  1,  {},                                             Binary},
       {"mul",          2,  2,  1,  {},                                             Binary},
@@ -138,7 +240,10 @@ const std::vector<OpSchema>& Table() {
       {"geglu",        2,  2,  1,  {},                                             Gated},
       {"reshape",      1,  1,  1,  {{"shape", K::kInts, true}},                    Reshape},
       {"rope",         2,  3,  1,  {{"mode", K::kString, true}, {"n_dims", K::kInt, true},
-                                    {"freq_base", K::kFloat, true}, {"freq_scale", K::kFloat, false}},
+                                    {"freq_base", K::kFloat, true}, {"freq_scale", K::kFloat, false},
+                                    {"ext_factor", K::kFloat, false}, {"attn_factor", K::kFloat, false},
+                                    {"beta_fast", K::kFloat, false}, {"beta_slow", K::kFloat, false},
+                                    {"n_ctx_orig", K::kInt, false}},
                                                                                    Rope},
       {"attention",    3,  3,  1,  {{"layer", K::kInt, true}, {"scale", K::kFloat, true},
                                     {"window", K::kInt, false}, {"softcap", K::kFloat, false}},

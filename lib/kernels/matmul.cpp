@@ -31,6 +31,7 @@ bool ActFormat(TensorType t, Act* act) {
     case TensorType::Q4_0: case TensorType::Q5_0: case TensorType::Q8_0:
       *act = Act::kQ8_0; return true;
     case TensorType::Q4_1: case TensorType::Q5_1: *act = Act::kQ8_1; return true;
+    case TensorType::Q2_K: case TensorType::Q3_K:
     case TensorType::Q4_K: case TensorType::Q5_K: case TensorType::Q6_K:
       *act = Act::kQ8_K; return true;
     default: return false;

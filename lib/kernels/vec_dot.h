@@ -6,7 +6,7 @@
 //   F16 / BF16        F16 / BF16   same, both sides widened to f32
 //   Q4_0, Q5_0, Q8_0  Q8_0         per 32-block: exact int dot, then f32 scaling
 //   Q4_1, Q5_1        Q8_1         same, plus m_w * s_x per block
-//   Q4_K, Q5_K, Q6_K  Q8_K         per 256-block: exact int dots, f32 scaling
+//   Q2_K .. Q6_K      Q8_K         per 256-block: exact int dots, f32 scaling
 //
 // Every function has a scalar reference (vec_dot_ref.cpp) and may have an AVX2+FMA
 // variant (vec_dot_avx2.cpp) that performs the same f32 operations in the same order,

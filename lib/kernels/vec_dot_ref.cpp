@@ -176,6 +176,54 @@ float DotQ45K(const void* wv, const void* xv, int64_t n) {
   return sumf;
 }
 
+// Q2_K as ggml's generic vec_dot (no lanes): element e = 128k + 32j + l has
+// q = (qs[32k + l] >> 2j) & 3 and sub-block byte sc = scales[e / 16] (low nibble: scale,
+// high nibble: min); per block sumf += (d_w d_x) * sum(sc_lo q x) - (dmin_w d_x) * sum(sc_hi bsum).
+float DotQ2_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ2_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  float sumf = 0;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int summs = 0;
+    for (int j = 0; j < 16; ++j) summs += x[i].bsums[j] * (w[i].scales[j] >> 4);
+    const float dall = x[i].d * Fp16ToFp32(w[i].d);
+    const float dmin = x[i].d * Fp16ToFp32(w[i].dmin);
+    int isum = 0;
+    for (int e = 0; e < kQK_K; ++e) {
+      const int k = e / 128, j = (e / 32) % 4, l = e % 32;
+      const int q = (w[i].qs[32 * k + l] >> (2 * j)) & 3;
+      isum += (w[i].scales[e / 16] & 0xF) * (q * x[i].qs[e]);
+    }
+    sumf += dall * static_cast<float>(isum) - dmin * static_cast<float>(summs);
+  }
+  return sumf;
+}
+
+// Q3_K: element e = 128h + 32k + l has q = ((qs[32h + l] >> 2k) & 3) - 4 unless bit
+// 4h + k of hmask[l] is set; signed 6-bit scale ScaleQ3K(e / 16); lane sums as Q6_K.
+float DotQ3_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ3_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  float sums[8] = {};
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int8_t q[kQK_K];
+    int scale16[16];
+    for (int e = 0; e < kQK_K; ++e) {
+      const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+      const int lo = (w[i].qs[32 * h + l] >> (2 * k)) & 3;
+      q[e] = static_cast<int8_t>(lo - ((w[i].hmask[l] >> (4 * h + k)) & 1 ? 0 : 4));
+    }
+    for (int j = 0; j < 16; ++j) scale16[j] = ScaleQ3K(j, w[i].scales);
+    int32_t aux[8] = {};
+    LaneSums(q, x[i].qs, scale16, aux);
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    for (int l = 0; l < 8; ++l) sums[l] += d * static_cast<float>(aux[l]);
+  }
+  float sumf = 0;
+  for (int l = 0; l < 8; ++l) sumf += sums[l];
+  return sumf;
+}
+
 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ6_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
@@ -212,6 +260,8 @@ VecDotFn VecDotRef(TensorType type) {
     case TensorType::Q5_0: return DotQ5_0;
     case TensorType::Q5_1: return DotQ5_1;
     case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q2_K: return DotQ2_K;
+    case TensorType::Q3_K: return DotQ3_K;
     case TensorType::Q4_K: return DotQ45K<BlockQ4_K, false>;
     case TensorType::Q5_K: return DotQ45K<BlockQ5_K, true>;
     case TensorType::Q6_K: return DotQ6_K;

@@ -15,6 +15,20 @@ std::string RmsNorm(GraphBuilder& b, const std::string& x, const std::string& we
   return b.Op("rms_norm", {x, weight}, out, {{"eps", b.spec().rms_eps}});
 }
 
+std::map<std::string, ir::AttrValue> RopeAttrs(const ModelSpec& s, const std::string& mode, double base,
+                                               double scale, bool yarn) {
+  std::map<std::string, ir::AttrValue> rope = {
+      {"mode", mode}, {"n_dims", s.n_rot}, {"freq_base", base}, {"freq_scale", scale}};
+  if (yarn && (s.yarn_ext_factor != 0 || s.yarn_attn_factor != 1)) {
+    rope["ext_factor"] = s.yarn_ext_factor;
+    rope["attn_factor"] = s.yarn_attn_factor;
+    rope["beta_fast"] = s.yarn_beta_fast;
+    rope["beta_slow"] = s.yarn_beta_slow;
+    rope["n_ctx_orig"] = s.n_ctx_orig;
+  }
+  return rope;
+}
+
 std::string SelfAttention(GraphBuilder& b, int layer, const std::string& x, const std::string& positions,
                           const AttentionConfig& cfg) {
   const ModelSpec& s = b.spec();
@@ -29,10 +43,7 @@ std::string SelfAttention(GraphBuilder& b, int layer, const std::string& x, cons
     q = RmsNorm(b, q, b.Weight(L(layer, "attn_q_norm.weight")), L(layer, "q_normed"));
     k = RmsNorm(b, k, b.Weight(L(layer, "attn_k_norm.weight")), L(layer, "k_normed"));
   }
-  std::map<std::string, ir::AttrValue> rope = {{"mode", cfg.rope_mode},
-                                               {"n_dims", s.n_rot},
-                                               {"freq_base", cfg.rope_base},
-                                               {"freq_scale", cfg.rope_scale}};
+  std::map<std::string, ir::AttrValue> rope = RopeAttrs(s, cfg.rope_mode, cfg.rope_base, cfg.rope_scale, cfg.yarn);
   // Llama 3 style per-frequency factors, when the file carries them.
   std::string factors = b.OptionalWeight("rope_freqs.weight");
   q = b.Op("rope", {q, positions, factors}, L(layer, "q_rope"), rope);

@@ -22,7 +22,13 @@ struct AttentionConfig {
   double kq_scale = 1;        // softmax(kq_scale * K.Q)
   int64_t window = 0;         // sliding window (keys with pos_q - pos_k >= window are masked)
   bool qk_norm = false;       // RMSNorm over head_dim of Q and K (attn_q_norm / attn_k_norm)
+  bool yarn = false;          // apply the file's YaRN / rope attn_factor settings (RopeAttrs)
 };
+
+// Rope op attributes: mode, n_dims, base, scale and, when `yarn`, the spec's YaRN
+// ext_factor / attn_factor / betas / original context.
+std::map<std::string, ir::AttrValue> RopeAttrs(const ModelSpec& s, const std::string& mode, double base,
+                                               double scale, bool yarn);
 
 // Self-attention over the layer's KV cache: x [T, n_embd] -> [T, n_embd] (after
 // the output projection).

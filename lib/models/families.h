@@ -26,5 +26,15 @@ absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec);
 // Builders (one file each).
 absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& spec);
 absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& spec);
+absl::StatusOr<ir::Graph> BuildQwen2(const ModelSpec& spec);      // qwen.cpp
+absl::StatusOr<ir::Graph> BuildQwen3(const ModelSpec& spec);      // qwen.cpp
+absl::StatusOr<ir::Graph> BuildGemma(const ModelSpec& spec);      // gemma.cpp
+absl::StatusOr<ir::Graph> BuildGemma2(const ModelSpec& spec);     // gemma.cpp
+absl::StatusOr<ir::Graph> BuildPhi3(const ModelSpec& spec);       // phi3.cpp
+absl::StatusOr<ir::Graph> BuildGpt2(const ModelSpec& spec);       // gpt2.cpp
+absl::StatusOr<ir::Graph> BuildSmolLM3(const ModelSpec& spec);    // llama_like.cpp
+absl::StatusOr<ir::Graph> BuildGranite(const ModelSpec& spec);    // llama_like.cpp
+absl::StatusOr<ir::Graph> BuildErnie45(const ModelSpec& spec);    // llama_like.cpp
+absl::StatusOr<ir::Graph> BuildOlmo2(const ModelSpec& spec);      // llama_like.cpp
 
 }  // namespace uaii::models

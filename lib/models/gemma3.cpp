@@ -29,6 +29,7 @@ absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& s) {
     // Sliding layers: rope base gemma3.rope.freq_base_swa (default 10000), no scaling.
     attn.rope_base = sliding ? s.rope_freq_base_swa : s.rope_freq_base;
     attn.rope_scale = sliding ? 1.0 : s.rope_freq_scale;
+    attn.yarn = !sliding;
     attn.q_prescale = q_scale;
     attn.kq_scale = 1.0;
     attn.window = sliding ? s.sliding_window : 0;

@@ -24,6 +24,21 @@ std::string GraphBuilder::Weight(const std::string& name) {
   return n.empty() ? name : n;
 }
 
+std::string GraphBuilder::OptionalWeight(const std::string& name, const ir::Shape& shape) {
+  std::string n = OptionalWeight(name);
+  if (!n.empty() && status_.ok() && ShapeOf(n) != shape)
+    status_ = absl::InvalidArgumentError(StrCat(spec_.file, ": tensor ", name, " has shape ",
+                                                ir::ShapeString(ShapeOf(n)), ", expected ", ir::ShapeString(shape),
+                                                " (architecture ", spec_.arch, ")"));
+  return n;
+}
+
+std::string GraphBuilder::Weight(const std::string& name, const ir::Shape& shape) {
+  Weight(name);                  // records a missing tensor
+  OptionalWeight(name, shape);   // records a shape mismatch
+  return name;
+}
+
 std::string GraphBuilder::Input(const std::string& name, TensorType dtype, ir::Shape shape) {
   index_[name] = graph_.tensors.size();
   graph_.tensors.push_back({name, dtype, std::move(shape), std::nullopt});

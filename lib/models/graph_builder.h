@@ -22,6 +22,10 @@ class GraphBuilder {
   std::string Weight(const std::string& name);
   // An optional weight: "" when the file lacks it.
   std::string OptionalWeight(const std::string& name);
+  // Same, checked against the shape the family expects (outermost first, [out, in]
+  // for matmul weights): a mismatch names the tensor, the expected and the actual shape.
+  std::string Weight(const std::string& name, const ir::Shape& shape);
+  std::string OptionalWeight(const std::string& name, const ir::Shape& shape);
   std::string Input(const std::string& name, TensorType dtype, ir::Shape shape);
 
   // Appends an op; its output is named `out` and gets the inferred shape.

@@ -17,6 +17,7 @@ absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& s) {
   attn.rope_mode = "norm";
   attn.rope_base = s.rope_freq_base;
   attn.rope_scale = s.rope_freq_scale;
+  attn.yarn = true;
   // As llama.cpp: 1/sqrtf(head_dim) in float unless <arch>.attention.scale is set.
   attn.kq_scale = s.attention_scale != 0 ? s.attention_scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim_k));
   // llama.cpp runs llama-architecture files without a sliding window even when the

@@ -64,6 +64,14 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   UAII_OPT(final_logit_softcap, OptFloat, "final_logit_softcapping", 0.0);
   UAII_OPT(attn_logit_softcap, OptFloat, "attn_logit_softcapping", 0.0);
   UAII_OPT(attention_scale, OptFloat, "attention.scale", 0.0);
+  UAII_OPT(norm_eps, OptFloat, "attention.layer_norm_epsilon", 1e-5);
+  UAII_OPT(embedding_scale, OptFloat, "embedding_scale", 0.0);
+  UAII_OPT(residual_scale, OptFloat, "residual_scale", 0.0);
+  UAII_OPT(logit_scale, OptFloat, "logit_scale", 0.0);
+  UAII_OPT(n_ctx_orig, OptInt, "rope.scaling.original_context_length", s.n_ctx_train);
+  UAII_OPT(yarn_attn_factor, OptFloat, "rope.scaling.attn_factor", 1.0);
+  UAII_OPT(yarn_beta_fast, OptFloat, "rope.scaling.yarn_beta_fast", 32.0);
+  UAII_OPT(yarn_beta_slow, OptFloat, "rope.scaling.yarn_beta_slow", 1.0);
 #undef UAII_OPT
   if (s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
     return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", a, "attention.head_count_kv = ",
@@ -71,11 +79,13 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   if (f.Find(a + "rope.scaling.type")) {
     auto type = f.GetString(a + "rope.scaling.type");
     if (!type.ok()) return type.status();
-    if (*type == "linear") {
+    s.rope_scaling = std::string(*type);
+    if (*type == "linear" || *type == "yarn") {
       auto factor = f.GetFloat(a + "rope.scaling.factor");
       if (!factor.ok()) return factor.status();
       if (*factor > 0) s.rope_freq_scale = 1.0 / *factor;
-    } else if (*type != "none") {
+      if (*type == "yarn") s.yarn_ext_factor = 1.0;
+    } else if (*type != "none" && *type != "longrope") {
       return absl::UnimplementedError(StrCat(f.path(), ": GGUF metadata ", a, "rope.scaling.type = '",
                                              std::string(*type), "' is not supported yet"));
     }

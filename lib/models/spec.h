@@ -41,6 +41,16 @@ struct ModelSpec {
   double final_logit_softcap = 0;  // final_logit_softcapping, 0 = none
   double attn_logit_softcap = 0;   // attn_logit_softcapping, 0 = none
   double attention_scale = 0;      // attention.scale (K.Q multiplier), 0 = family default
+  double norm_eps = 1e-5;          // attention.layer_norm_epsilon (LayerNorm families)
+  double embedding_scale = 0;      // embedding_scale (granite), 0 = none
+  double residual_scale = 0;       // residual_scale (granite), 0 = none
+  double logit_scale = 0;          // logit_scale (granite: logits / logit_scale), 0 = none
+  std::string rope_scaling = "none";  // rope.scaling.type: none, linear, yarn, longrope
+  int64_t n_ctx_orig = 0;          // rope.scaling.original_context_length, default context_length
+  // YaRN (rope.scaling.type yarn): ggml_rope_ext's ext_factor / attn_factor / betas.
+  double yarn_ext_factor = 0;      // 1 when yarn, else 0
+  double yarn_attn_factor = 1;     // rope.scaling.attn_factor (default 1)
+  double yarn_beta_fast = 32, yarn_beta_slow = 1;
   std::map<std::string, SpecTensor> tensors;
 
   const SpecTensor* Find(const std::string& name) const;

@@ -1,6 +1,7 @@
 #include "runtime/cpu_ops.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -22,17 +23,58 @@ void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps,
   }
 }
 
+void LayerNorm(const float* x, const float* w, const float* b, int64_t rows, int64_t n, float eps, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(xr[i]);
+    const float mean = static_cast<float>(sum) / static_cast<float>(n);
+    double sum2 = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = xr[i] - mean;
+      yr[i] = v;
+      sum2 += static_cast<double>(v * v);
+    }
+    const float var = static_cast<float>(sum2 / static_cast<double>(n));
+    const float scale = 1.0f / std::sqrt(var + eps);
+    for (int64_t i = 0; i < n; ++i) yr[i] *= scale;
+    if (w)
+      for (int64_t i = 0; i < n; ++i) yr[i] = yr[i] * w[i];
+    if (b)
+      for (int64_t i = 0; i < n; ++i) yr[i] = yr[i] + b[i];
+  }
+}
+
 void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
-          float freq_base, float freq_scale, const float* factors, bool neox) {
+          float freq_base, float freq_scale, const float* factors, bool neox, const RopeYarn& yarn) {
   const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
+  // ggml_rope_yarn_corr_dims
+  float corr0 = 0, corr1 = 0;
+  if (yarn.ext_factor != 0.0f) {
+    constexpr float kPi = 3.14159265358979323846f;
+    const float nd = static_cast<float>(n_dims), orig = static_cast<float>(yarn.n_ctx_orig);
+    const float start = std::floor(nd * std::log(orig / (yarn.beta_fast * 2 * kPi)) / (2 * std::log(freq_base)));
+    const float end = std::ceil(nd * std::log(orig / (yarn.beta_slow * 2 * kPi)) / (2 * std::log(freq_base)));
+    corr0 = std::max(0.0f, start);
+    corr1 = std::min(nd - 1, end);
+  }
+  float mscale = yarn.attn_factor;
+  if (yarn.ext_factor != 0.0f) mscale *= 1.0f + 0.1f * std::log(1.0f / freq_scale);
   std::vector<float> cs(n_dims);  // cos, sin per pair
   for (int64_t t = 0; t < T; ++t) {
     float theta = static_cast<float>(pos[t]);
     for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
       const float ff = factors ? factors[i0 / 2] : 1.0f;
-      const float th = freq_scale * (theta / ff);
-      cs[i0] = std::cos(th);
-      cs[i0 + 1] = std::sin(th);
+      const float extrap = theta / ff;
+      float th = freq_scale * extrap;
+      if (yarn.ext_factor != 0.0f) {
+        const float y = (static_cast<float>(i0 / 2) - corr0) / std::max(0.001f, corr1 - corr0);
+        const float ramp = (1 - std::min(1.0f, std::max(0.0f, y))) * yarn.ext_factor;
+        th = th * (1 - ramp) + extrap * ramp;
+      }
+      cs[i0] = std::cos(th) * mscale;
+      cs[i0 + 1] = std::sin(th) * mscale;
       theta *= theta_scale;
     }
     for (int64_t h = 0; h < heads; ++h) {
@@ -102,6 +144,10 @@ void Geglu(const float* gate, const float* up, int64_t n, float* y) {
     else if (g >= 10.0f) y[i] = g * up[i];
     else y[i] = Fp16ToFp32(table[Fp32ToFp16(g)]) * up[i];
   }
+}
+
+void SwigluFused(const float* x, int64_t rows, int64_t n, float* y) {
+  for (int64_t r = 0; r < rows; ++r) Swiglu(x + r * 2 * n, x + r * 2 * n + n, n, y + r * n);
 }
 
 void Softcap(float* x, int64_t n, float cap) {

@@ -10,12 +10,30 @@ namespace uaii::runtime {
 // x, y: [rows, n]; w: [n] or null. y may alias x.
 void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* y);
 
+// LayerNorm as ggml_norm, then ggml_mul (w) and ggml_add (b):
+//   mean = f32(sum_i x_i in double) / n;  y_i = x_i - mean;
+//   var = f32(sum_i y_i^2 in double / n);  y_i *= 1 / sqrtf(var + eps);  y_i = y_i * w_i + b_i
+// x, y: [rows, n]; w, b: [n] or null. y may alias x.
+void LayerNorm(const float* x, const float* w, const float* b, int64_t rows, int64_t n, float eps, float* y);
+
 // Rotary embedding in place on x [T, heads, dim]; the first n_dims of each head rotate.
 // theta_i = pos * freq_scale * base^(-2i/n_dims) / factor_i, computed as ggml does
 // (theta multiplied by powf(base, -2/n_dims) per pair, in float).
 //   neox = false ("norm"): pairs (2i, 2i+1);  neox = true: pairs (i, i + n_dims/2).
+// YaRN (ggml_rope_ext's ext_factor path): with ext_factor != 0, pair i's angle mixes
+// interpolated and extrapolated theta by ramp(i) * ext_factor, where the ramp runs over
+// ggml_rope_yarn_corr_dims(n_dims, n_ctx_orig, freq_base, beta_fast, beta_slow), and
+// cos/sin are multiplied by attn_factor * (1 + 0.1 ln(1 / freq_scale)). With
+// ext_factor = 0 only attn_factor multiplies cos/sin.
+struct RopeYarn {
+  float ext_factor = 0.0f;
+  float attn_factor = 1.0f;
+  float beta_fast = 32.0f;
+  float beta_slow = 1.0f;
+  int64_t n_ctx_orig = 0;
+};
 void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
-          float freq_base, float freq_scale, const float* factors, bool neox);
+          float freq_base, float freq_scale, const float* factors, bool neox, const RopeYarn& yarn = {});
 
 // GELU (tanh form) through ggml's f16 table: x rounded to f16, gelu in float, result
 // rounded to f16 (GGML_GELU_FP16); |x| >= 10 short-cuts as ggml does.
@@ -29,6 +47,8 @@ float ExpGgml(float x);
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
 void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up
+// Fused SwiGLU on [rows, 2n] -> [rows, n]: silu(x[:, :n]) * x[:, n:] (ggml_swiglu).
+void SwigluFused(const float* x, int64_t rows, int64_t n, float* y);
 void Softcap(float* x, int64_t n, float cap);                          // cap * tanhf(x / cap)
 
 }  // namespace uaii::runtime

@@ -13,7 +13,7 @@ namespace uaii::runtime {
 
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
-  kAttention, kOutputRows
+  kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused
 };
 
 struct Executor::Step {
@@ -25,6 +25,8 @@ struct Executor::Step {
   float f2 = 1;              // freq_scale
   int64_t n_dims = 0;
   bool neox = false;
+  int64_t begin = 0, size = 0;  // slice columns
+  RopeYarn yarn;
   AttentionParams attn;
   std::vector<int> release;  // slots whose last use is this step
 };
@@ -39,7 +41,8 @@ const std::map<std::string, Kind>& Kinds() {
       {"add", Kind::kAdd},         {"mul", Kind::kMul},          {"scale", Kind::kScale},
       {"softcap", Kind::kSoftcap}, {"silu", Kind::kSilu},        {"gelu", Kind::kGelu},
       {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
-      {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows}};
+      {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
+      {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused}};
   return k;
 }
 
@@ -104,7 +107,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         return absl::UnimplementedError(StrCat("op '", op.name, "' needs a weight as input ", k));
     }
     switch (s.kind) {
-      case Kind::kRmsNorm: s.f = static_cast<float>(op.Float("eps")); break;
+      case Kind::kRmsNorm:
+      case Kind::kLayerNorm: s.f = static_cast<float>(op.Float("eps")); break;
+      case Kind::kSlice:
+        s.begin = op.Int("begin");
+        s.size = op.Int("size");
+        break;
       case Kind::kScale: s.f = static_cast<float>(op.Float("scale")); break;
       case Kind::kSoftcap: s.f = static_cast<float>(op.Float("cap")); break;
       case Kind::kRope:
@@ -112,6 +120,11 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         s.f2 = static_cast<float>(op.Float("freq_scale", 1.0));
         s.n_dims = op.Int("n_dims");
         s.neox = op.Str("mode") == "neox";
+        s.yarn.ext_factor = static_cast<float>(op.Float("ext_factor", 0.0));
+        s.yarn.attn_factor = static_cast<float>(op.Float("attn_factor", 1.0));
+        s.yarn.beta_fast = static_cast<float>(op.Float("beta_fast", 32.0));
+        s.yarn.beta_slow = static_cast<float>(op.Float("beta_slow", 1.0));
+        s.yarn.n_ctx_orig = op.Int("n_ctx_orig", 0);
         break;
       case Kind::kAttention: {
         const ir::Shape& q = ex->shapes_[s.in[0]];
@@ -169,7 +182,23 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     const int64_t cols = shapes_[s.out].empty() ? 1 : shapes_[s.out].back();
     absl::Status st;
     switch (s.kind) {
-      case Kind::kEmbed: st = EmbedRows(*weight_[s.in[0]], tokens, T, y); break;
+      case Kind::kEmbed:  // ids are the tokens, or the positions (learned position embeddings)
+        st = EmbedRows(*weight_[s.in[0]], s.in[1] == positions_slot_ ? positions : tokens, T, y);
+        break;
+      case Kind::kLayerNorm: {
+        const int64_t c = shapes_[s.in[0]].back();
+        auto opt = [&](size_t k) { return s.in.size() > k && s.in[k] >= 0 ? F(s.in[k]) : nullptr; };
+        LayerNorm(F(s.in[0]), opt(1), opt(2), n / c, c, s.f, y);
+        break;
+      }
+      case Kind::kSlice: {
+        const int64_t c = shapes_[s.in[0]].back();
+        const float* a = F(s.in[0]);
+        for (int64_t r = 0; r < n / s.size; ++r)
+          std::memcpy(y + r * s.size, a + r * c + s.begin, s.size * sizeof(float));
+        break;
+      }
+      case Kind::kSwigluFused: SwigluFused(F(s.in[0]), n / cols, cols, y); break;
       case Kind::kRmsNorm: {
         const int64_t c = shapes_[s.in[0]].back();
         RmsNorm(F(s.in[0]), s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr, n / c, c, s.f, y);
@@ -217,7 +246,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         const ir::Shape& xs = shapes_[s.in[0]];
         std::memcpy(y, F(s.in[0]), n * sizeof(float));
         const float* factors = s.in.size() > 2 && s.in[2] >= 0 ? F(s.in[2]) : nullptr;
-        Rope(y, positions, T, xs[1], xs[2], s.n_dims, s.f, s.f2, factors, s.neox);
+        Rope(y, positions, T, xs[1], xs[2], s.n_dims, s.f, s.f2, factors, s.neox, s.yarn);
         break;
       }
       case Kind::kAttention:

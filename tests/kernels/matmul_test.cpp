@@ -26,8 +26,9 @@ namespace {
 
 const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16,
                              TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-                             TensorType::Q5_1, TensorType::Q8_0, TensorType::Q4_K,
-                             TensorType::Q5_K, TensorType::Q6_K};
+                             TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K,
+                             TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                             TensorType::Q6_K};
 
 const uaii::TensorTypeTraits& Traits(TensorType t) {
   return *uaii::FindTensorType(static_cast<uint32_t>(t));
@@ -41,6 +42,8 @@ std::vector<int> ScaleOffsets(TensorType t) {
     case TensorType::Q4_1: case TensorType::Q5_1: return {0, 2};
     case TensorType::Q4_K: case TensorType::Q5_K: return {0, 2};
     case TensorType::Q6_K: return {208};
+    case TensorType::Q2_K: return {80, 82};
+    case TensorType::Q3_K: return {108};
     default: return {};
   }
 }
@@ -126,6 +129,30 @@ TEST_CASE("matmul: AVX2 equals the scalar reference bit for bit", "[matmul]") {
         const auto fast = Run(t, w.data(), out, in, x.data(), batch, nullptr, KernelImpl::kAvx2);
         CHECK(SameBits(ref, fast));
         for (float v : ref) REQUIRE(std::isfinite(v));
+      }
+    }
+  }
+}
+
+// Register tiles (gemm_tile.h) cover 4 weight rows x 1..4 activation rows: every
+// batch size 1..9 and row counts around the tile edges, with and without threads.
+TEST_CASE("matmul: AVX2 tiles equal the scalar reference for every batch and row count", "[matmul]") {
+  if (!uaii::kernels::CpuHasAvx2()) {
+    WARN("SKIP: CPU without AVX2/FMA/F16C");
+    return;
+  }
+  std::mt19937 rng(4321);
+  uaii::ThreadPool pool3(3);
+  for (TensorType t : kTypes) {
+    const int64_t in = Traits(t).block_size == 256 ? 512 : Traits(t).block_size == 32 ? 160 : 67;
+    for (int64_t out : {1, 4, 5, 8, 13, 70}) {
+      for (int64_t batch = 1; batch <= 9; ++batch) {
+        INFO(NameOf(t) << " out=" << out << " batch=" << batch);
+        const auto w = RandomWeights(t, out, in, rng);
+        const auto x = RandomActs(in * batch, rng);
+        const auto ref = Run(t, w.data(), out, in, x.data(), batch, nullptr, KernelImpl::kScalar);
+        CHECK(SameBits(ref, Run(t, w.data(), out, in, x.data(), batch, nullptr, KernelImpl::kAvx2)));
+        CHECK(SameBits(ref, Run(t, w.data(), out, in, x.data(), batch, &pool3, KernelImpl::kAvx2)));
       }
     }
   }

@@ -1,0 +1,45 @@
+// The configurable decoder most GGUF families are: embeddings (optionally scaled, plus
+// learned positions), n_layer blocks of attention + feed-forward with pre- and/or
+// post-norms, and the output head. A family builder fills a DecoderConfig from its
+// ModelSpec and calls BuildDecoder; optional tensors are found by presence:
+//   attn_{q,k,v,output}.bias, attn_qkv.{weight,bias} (fused Q|K|V rows),
+//   ffn_{up,gate,down}.bias, ffn_up with 2 n_ff rows and no ffn_gate (fused gate|up),
+//   *_norm.bias (LayerNorm), output.weight (else tied to token_embd), output.bias.
+// Shapes follow llama.cpp's create_tensor calls; a mismatch names the tensor.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+#include "models/spec.h"
+
+namespace uaii::models {
+
+struct DecoderConfig {
+  enum class Norm { kRms, kLayer };          // RMSNorm (rms_eps) or LayerNorm (norm_eps, + bias)
+  enum class QkNorm { kNone, kPerHead, kWhole };
+  enum class Ffn { kSwiglu, kGeglu, kGelu };  // gated (gate, up) or plain up -> gelu -> down
+
+  Norm norm = Norm::kRms;
+  double embed_scale = 0;          // x *= embed_scale after the lookup, 0 = none
+  bool learned_positions = false;  // x += position_embd[pos]
+  std::string rope_mode = "norm";  // "norm", "neox" or "none"
+  std::function<bool(int)> rope_layer;     // false = layer il skips RoPE; null = all rotate
+  std::function<int64_t(int)> window;      // sliding window of layer il; null = none
+  std::string rope_factors;        // optional per-frequency factor tensor ("" = rope_freqs.weight)
+  double q_prescale = 0;           // Q *= this before attention, 0 = none
+  double kq_scale = 0;             // softmax(kq_scale K.Q); 0 = 1/sqrtf(head_dim)
+  double attn_softcap = 0;         // cap * tanh(K.Q / cap) before the softmax
+  QkNorm qk_norm = QkNorm::kNone;  // RMSNorm of Q and K per head, or over the whole projection
+  bool pre_norms = true;           // attn_norm / ffn_norm before the blocks
+  bool post_norms = false;         // post_attention_norm / post_ffw_norm after the blocks
+  double residual_scale = 0;       // block output *= this before the residual add, 0 = none
+  Ffn ffn = Ffn::kSwiglu;
+  double logit_scale = 0;          // logits /= logit_scale, 0 = none
+  double final_softcap = 0;        // cap * tanh(logits / cap), 0 = none
+};
+
+absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg);
+
+}  // namespace uaii::models

@@ -1,0 +1,93 @@
+// Every architecture row of tests/fixtures/make_family_models.py against llama.cpp:
+// iterates the goldens tests/golden/llamacpp/families-*.json (written by
+// tests/oracles/llamacpp_families.py with llama-cpp-python; CPU, F16 KV cache, no
+// flash attention), so adding a row and its golden adds its test.
+//
+// Per family: the 64-token prompt prefilled whole, and again in chunks of 13 / 27 / 24
+// tokens; all 64 logit rows are compared.
+//   whole vs llama.cpp:  max |dlogit| <= FamilyTolerance(type) + golden rounding
+//                        (1 / (2 * scale), the golden stores int16 round(logit * scale))
+//   chunked vs whole:    bit-identical (prefill is row-exact)
+// The tolerances bound float-order drift between our kernels and llama.cpp's SIMD
+// paths; quantized activations (Q8_0 / Q8_1 / Q8_K) turn a last-bit difference into a
+// whole quantum now and then, so the drift grows with weight quantization.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "../runtime/golden.h"
+#include "simdjson.h"
+#include "uaii/session.h"
+
+using namespace uaii;
+using namespace uaii::testing;
+
+namespace {
+
+double FamilyTolerance(const std::string& type) {
+  if (type == "f32" || type == "f16") return 0.01;
+  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.3;
+  return 0.15;
+}
+
+std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double scale) {
+  std::string comp = Base64Decode(b64);
+  std::vector<int16_t> q(n);
+  uLongf len = static_cast<uLongf>(n * 2);
+  if (uncompress(reinterpret_cast<Bytef*>(q.data()), &len, reinterpret_cast<const Bytef*>(comp.data()),
+                 comp.size()) != Z_OK ||
+      len != n * 2)
+    return {};
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(q[i] / scale);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("families: tiny random models of every architecture match llama.cpp") {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(GoldenDir())) {
+    const std::string fname = entry.path().filename().string();
+    if (fname.rfind("families-", 0) != 0 || entry.path().extension() != ".json") continue;
+    simdjson::dom::parser parser;
+    auto doc = parser.load(entry.path().string());
+    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const std::string family = std::string(std::string_view(doc["family"]));
+    const std::string type = std::string(std::string_view(doc["type"]));
+    const std::string path = std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"]));
+    if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_family_models.py)");
+    auto prompt = Ints(doc["prompt_tokens"]);
+    const int64_t n_vocab = int64_t(doc["n_vocab"]);
+    const double scale = double(doc["scale"]);
+    auto want = I16FromZlibB64(std::string_view(doc["logits_i16_zlib_b64"]), prompt.size() * n_vocab, scale);
+    REQUIRE(want.size() == prompt.size() * n_vocab);
+    INFO("family " << family);
+    auto m = Load(path);
+    auto whole = NewSession(m, 256)->Eval(prompt, /*all_logits=*/true);
+    INFO(whole.status().ToString());
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() == want.size());
+    double max_diff = 0;
+    for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
+    const double tol = FamilyTolerance(type) + 0.5 / scale;
+    std::printf("families %-18s max |dlogit| = %.6f (tolerance %.4f)\n", family.c_str(), max_diff, tol);
+    CHECK(max_diff <= tol);
+
+    auto s = NewSession(m, 256);
+    std::vector<float> chunked;
+    size_t at = 0;
+    for (size_t len : {13, 27, 24}) {
+      auto part = s->Eval(std::span<const TokenId>(prompt.data() + at, len), /*all_logits=*/true);
+      REQUIRE(part.ok());
+      chunked.insert(chunked.end(), part->begin(), part->end());
+      at += len;
+    }
+    REQUIRE(at == prompt.size());
+    CHECK(chunked == *whole);
+    ++n;
+  }
+  CHECK(n >= 13);
+}
