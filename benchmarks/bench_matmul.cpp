@@ -1,7 +1,12 @@
-// GEMV throughput per weight type: y = W x for W of 2048x2048 and 5632x2048
-// (out x in), 1 and 2 threads. Prints GFLOP/s (2 * out * in per call) and GB/s of
-// packed weight bytes read. Not a test: uaii_bench_matmul [--quick].
+// GEMV / GEMM throughput per weight type: y = W x for W of 2048x2048 and 5632x2048
+// (out x in), 1 and 2 threads, `batch` activation rows (1 = decode GEMV). Prints the
+// best call of the run (the machine is shared: the minimum is the least disturbed),
+// as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read.
+// Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar].
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -37,7 +42,16 @@ std::vector<uint8_t> MakeWeights(TensorType t, int64_t out, int64_t in) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  int64_t batch = 1;
+  std::string only;
+  uaii::KernelImpl impl = uaii::KernelImpl::kAuto;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--impl") && i + 1 < argc) impl = std::strcmp(argv[++i], "scalar") ? impl : uaii::KernelImpl::kScalar;
+  }
   const TensorType types[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16,
                               TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
                               TensorType::Q5_1, TensorType::Q8_0, TensorType::Q4_K,
@@ -48,24 +62,28 @@ int main(int argc, char** argv) {
   for (int threads : {1, 2}) {
     uaii::ThreadPool pool(threads);
     for (TensorType t : types) {
+      if (!only.empty() && only != uaii::TensorTypeName(static_cast<uint32_t>(t))) continue;
       for (const auto& s : shapes) {
         const int64_t out = s[0], in = s[1];
         const auto w = MakeWeights(t, out, in);
-        std::vector<float> x(in, 0.5f), y(out);
-        for (int64_t i = 0; i < in; ++i) x[i] = 0.001f * static_cast<float>(i % 97) - 0.05f;
+        std::vector<float> x(in * batch, 0.5f), y(out * batch);
+        for (int64_t i = 0; i < in * batch; ++i) x[i] = 0.001f * static_cast<float>(i % 97) - 0.05f;
         auto once = [&] {
-          const auto st = uaii::MatMul(t, w.data(), out, in, x.data(), 1, y.data(), &pool);
+          const auto st = uaii::MatMul(t, w.data(), out, in, x.data(), batch, y.data(), &pool, impl);
           if (!st.ok()) std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
         };
         once();  // warm up
-        const int iters = quick ? 3 : 20;
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < iters; ++i) once();
-        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters;
+        const int iters = quick ? 5 : 30;
+        double sec = 1e30;
+        for (int i = 0; i < iters; ++i) {
+          const auto t0 = std::chrono::steady_clock::now();
+          once();
+          sec = std::min(sec, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
         std::printf("%-5s %5lldx%-5lld %7d %9.3f %8.2f %8.2f\n",
                     std::string(uaii::TensorTypeName(static_cast<uint32_t>(t))).c_str(),
                     static_cast<long long>(out), static_cast<long long>(in), threads, sec * 1e3,
-                    2.0 * out * in / sec * 1e-9, w.size() / sec * 1e-9);
+                    2.0 * out * in * batch / sec * 1e-9, w.size() / sec * 1e-9);
       }
     }
   }
