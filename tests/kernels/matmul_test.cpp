@@ -274,9 +274,9 @@ TEST_CASE("matmul: activation quantizers follow ggml's reference", "[matmul]") {
 TEST_CASE("matmul: errors name the cause", "[matmul]") {
   float x[256] = {}, y[4];
   std::vector<uint8_t> w(4096);
-  auto s = uaii::MatMul(TensorType::Q2_K, w.data(), 1, 256, x, 1, y);
+  auto s = uaii::MatMul(TensorType::IQ2_XXS, w.data(), 1, 256, x, 1, y);
   CHECK(s.code() == absl::StatusCode::kUnimplemented);
-  CHECK(s.message() == "matmul: no kernel for tensor type Q2_K");
+  CHECK(s.message() == "matmul: no kernel for tensor type IQ2_XXS");
   s = uaii::MatMul(TensorType::Q4_K, w.data(), 1, 100, x, 1, y);
   CHECK(s.message() == "matmul: row length 100 is not a multiple of the Q4_K block size 256");
   CHECK(uaii::MatMul(TensorType::Q8_0, nullptr, 1, 32, x, 1, y).code() ==

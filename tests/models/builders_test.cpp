@@ -115,3 +115,101 @@ TEST_CASE("models: default gemma3 model graph") {
   CHECK(FindOp(g, "blk.5.attn")->Int("window", 0) == 0);
   CHECK(FindOp(g, "blk.4.attn")->Int("window", 0) == 512);
 }
+
+namespace {
+std::string Family(const std::string& name) {
+  return std::string(UAII_FIXTURE_DIR) + "/families/" + name + ".gguf";
+}
+models::ModelSpec FamilySpec(const std::string& name) {
+  auto f = gguf::File::Open(Family(name));
+  if (!f.ok()) FAIL("fixtures missing: run make_family_models.py (" << f.status().message() << ")");
+  auto spec = models::SpecFromGguf(**f);
+  REQUIRE(spec.ok());
+  return *spec;
+}
+std::string BuildError(const models::ModelSpec& s) {
+  auto g = models::BuildGraph(s);
+  REQUIRE_FALSE(g.ok());
+  return std::string(g.status().message());
+}
+}  // namespace
+
+TEST_CASE("models: unsupported architecture lists the supported ones") {
+  models::ModelSpec s;
+  s.arch = "mamba";
+  s.file = "x.gguf";
+  const std::string msg = BuildError(s);
+  CHECK(msg.find("unsupported GGUF architecture mamba; supported: llama, gemma3, qwen2, qwen3") != std::string::npos);
+  for (const char* a : {"gemma", "gemma2", "phi3", "gpt2", "smollm3", "granite", "olmo2", "ernie4_5"}) {
+    CHECK(models::FindFamily(a));
+    CHECK(msg.find(a) != std::string::npos);
+  }
+}
+
+TEST_CASE("models: family features reach the graph") {
+  {
+    ir::Graph g = Build(Family("gemma2-f16"));
+    for (int il = 0; il < 4; ++il) {
+      const ir::Op* attn = FindOp(g, "blk." + std::to_string(il) + ".attn");
+      REQUIRE(attn);
+      CHECK(attn->Int("window", 0) == (il % 2 == 0 ? 16 : 0));
+      CHECK(attn->Float("softcap") == 50.0);
+    }
+    CHECK(FindOp(g, "logits")->type == "softcap");
+  }
+  {
+    ir::Graph g = Build(Family("smollm3-q5_1"));
+    CHECK(FindOp(g, "blk.2.q_rope"));
+    CHECK_FALSE(FindOp(g, "blk.3.q_rope"));  // (il + 1) % 4 == 0: no RoPE
+  }
+  {
+    ir::Graph g = Build(Family("gpt2-f32"));
+    CHECK(FindOp(g, "inp_pos_embd"));
+    CHECK(FindOp(g, "blk.0.attn_in")->type == "layer_norm");
+    CHECK(FindOp(g, "blk.0.k")->type == "slice");
+    CHECK_FALSE(FindOp(g, "blk.0.q_rope"));
+  }
+  {
+    ir::Graph g = Build(Family("qwen2-q8_0"));
+    CHECK(FindOp(g, "blk.0.q")->type == "add");  // bias
+    CHECK(FindOp(g, "blk.0.q_rope")->Str("mode") == "neox");
+  }
+  {
+    ir::Graph g = Build(Family("qwen2-yarn-q8_0"));
+    const ir::Op* rope = FindOp(g, "blk.0.q_rope");
+    CHECK(rope->Float("ext_factor") == 1.0);
+    CHECK(rope->Float("freq_scale") == 0.25);
+    CHECK(rope->Int("n_ctx_orig") == 64);
+  }
+  {
+    ir::Graph g = Build(Family("phi3-q5_0"));
+    CHECK(FindOp(g, "blk.0.ffn_act")->type == "swiglu_fused");
+    CHECK(FindOp(g, "blk.0.q_rope")->inputs[2] == "rope_factors_short.weight");
+  }
+  {
+    ir::Graph g = Build(Family("granite-q6_k"));
+    CHECK(FindOp(g, "inp_scaled")->Float("scale") == 12.0);
+    CHECK(FindOp(g, "logits")->Float("scale") == Approx(0.125));
+    CHECK(FindOp(g, "blk.0.attn")->Float("scale") == Approx(0.0078125));
+  }
+  {
+    ir::Graph g = Build(Family("olmo2-q5_k"));
+    CHECK_FALSE(FindOp(g, "blk.0.attn_in"));  // no pre-norm
+    CHECK(FindOp(g, "blk.0.q_normed")->type == "rms_norm");
+  }
+}
+
+TEST_CASE("models: missing tensors and keys, wrong shapes are named") {
+  auto s = FamilySpec("qwen3-q4_k");
+  s.tensors["blk.1.attn_k_norm.weight"].shape = {32};
+  CHECK(BuildError(s).find("tensor blk.1.attn_k_norm.weight has shape [32], expected [64]") != std::string::npos);
+  s = FamilySpec("phi3-q5_0");
+  s.tensors.erase("blk.2.attn_qkv.weight");
+  CHECK(BuildError(s).find("blk.2.attn_q.weight is missing") != std::string::npos);
+  s = FamilySpec("granite-q6_k");
+  s.logit_scale = 0;
+  CHECK(BuildError(s).find("GGUF metadata granite.logit_scale: missing") != std::string::npos);
+  s = FamilySpec("gpt2-f32");
+  s.tensors.erase("position_embd.weight");
+  CHECK(BuildError(s).find("position_embd.weight") != std::string::npos);
+}
