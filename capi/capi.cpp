@@ -267,13 +267,14 @@ uaii_status uaii_session_create(const uaii_model* model, const uaii_session_opti
       return Fail(UAII_ERR_UNSUPPORTED, uaii::StrCat("device \"", device, "\" is not available; use \"cpu\" or \"auto\""));
     if (o.preset > UAII_PRESET_PHONE)
       return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown preset ", o.preset));
-    if (o.preset != UAII_PRESET_NONE || o.ram_budget_bytes != 0 || o.kv_window != 0)
-      return Fail(UAII_ERR_UNSUPPORTED,
-                  "memory presets, RAM budgets and KV windows are not implemented yet; use UAII_PRESET_NONE, "
-                  "ram_budget_bytes 0 and kv_window 0");
+    UAII_REQUIRE_ARG(o.kv_window >= 0, uaii::StrCat("kv_window ", o.kv_window, " is negative"));
     UAII_REQUIRE_ARG(o.max_context >= 0, uaii::StrCat("max_context ", o.max_context, " is negative"));
     uaii::SessionOptions so;
     so.threads = o.threads;
+    static constexpr const char* kPresetNames[] = {"none", "laptop", "desktop", "server", "phone"};
+    so.preset = kPresetNames[o.preset];
+    so.ram_budget_bytes = o.ram_budget_bytes;
+    so.kv_window = o.kv_window;  // 0: unbounded (the ABI's default), not the preset's window
     const int64_t trained = model->model->info().n_ctx_train;
     so.max_context = o.max_context > 0 ? o.max_context : (trained > 0 ? std::min<int64_t>(trained, 4096) : 4096);
     auto gen = uaii::Generator::Create(model->model, so);

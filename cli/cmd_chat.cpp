@@ -37,6 +37,7 @@
 #include "generation/chat_engine.h"
 #include "loaders/model_locator.h"
 #include "util/json_writer.h"
+#include "storage_report.h"
 #include "util/str_cat.h"
 
 namespace uaii::cli {
@@ -44,22 +45,14 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]\n"
-    "                 [--preset laptop|desktop|server|phone|none] [--max-tokens N] [--max-context N] [--threads N]\n"
+    "                 [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
+    "                 [--max-tokens N] [--max-context N] [--threads N]\n"
     "       uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]\n"
     "       uaii chat -p TEXT [--json] [options]\n"
     "interactive commands: /reset (forget the conversation), /exit (or Ctrl-D); Ctrl-C stops a reply\n";
 
-// Memory presets (docs/architecture.md). Until the planner applies memory budgets,
-// a preset sets the KV cache length (the preset's KV window) and the thread cap.
-struct Preset {
-  std::string_view name;
-  int64_t max_context;  // 0: --max-context or its default
-  int max_threads;      // 0: no cap
-};
-constexpr Preset kPresets[] = {
-    {"laptop", 2048, 0}, {"desktop", 4096, 0}, {"server", 8192, 0},
-    {"phone", 512, 4},   {"none", 0, 0},       {"off", 0, 0},
-};
+// Memory presets: storage::ResolvePreset through the session (docs/storage.md); the
+// preset's KV window bounds the cache, --max-context bounds positions.
 constexpr int64_t kDefaultMaxContext = 4096;
 
 std::atomic<bool> g_interrupted{false};
@@ -319,7 +312,7 @@ int RunChat(int argc, char** argv) {
   std::vector<char*> av;
   for (auto& s : storage) av.push_back(s.data());
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
-                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--max-tokens", "--max-context",
+                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--max-tokens", "--max-context",
                                     "--threads", "--messages", "--tools", "--prompt"},
                          .boolean = {"--think", "--no-think", "--json"}});
   auto usage = [](const std::string& why) {
@@ -338,11 +331,8 @@ int RunChat(int argc, char** argv) {
       !ParseInt(args->get("--threads", "0"), &threads) || threads < 0 ||
       !ParseInt(args->get("--max-context", "0"), &max_context) || max_context < 0)
     return usage("--max-tokens, --threads and --max-context take a non-negative integer");
-  const Preset* preset = nullptr;
-  std::string preset_name = args->get("--preset", "laptop");
-  for (const Preset& p : kPresets)
-    if (p.name == preset_name) preset = &p;
-  if (!preset) return usage(StrCat("unknown preset '", preset_name, "' (laptop, desktop, server, phone, none)"));
+  SessionOptions so;
+  if (auto st = MemoryOptionsFromArgs(*args, &so); !st.ok()) return usage(std::string(st.message()));
 
   auto fail = [](const absl::Status& st) {
     std::fprintf(stderr, "uaii chat: %s\n", std::string(st.message()).c_str());
@@ -381,13 +371,8 @@ int RunChat(int argc, char** argv) {
   if (!path.ok()) return fail(path.status());
   auto model = Model::Load(*path);
   if (!model.ok()) return fail(model.status());
-  SessionOptions so;
   so.threads = static_cast<int>(threads);
-  if (preset->max_threads > 0) {
-    int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-    so.threads = std::min(so.threads > 0 ? so.threads : cores, preset->max_threads);
-  }
-  so.max_context = max_context > 0 ? max_context : preset->max_context > 0 ? preset->max_context : kDefaultMaxContext;
+  so.max_context = max_context > 0 ? max_context : kDefaultMaxContext;
   auto gen = Generator::Create(*model, so);
   if (!gen.ok()) return fail(gen.status());
   const std::string template_path = args->get("--chat-template");

@@ -14,6 +14,7 @@
 #include "generation/process_stats.h"
 #include "loaders/model_locator.h"
 #include "sampling/params.h"
+#include "storage_report.h"
 #include "util/json_writer.h"
 #include "util/str_cat.h"
 
@@ -24,7 +25,9 @@ constexpr char kUsage[] =
     "usage: uaii generate [--model PATH] -p PROMPT [--max-tokens N] [--threads N] [--max-context N]\n"
     "                     [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R]\n"
     "                     [--presence-penalty A] [--frequency-penalty F] [--seed S] [--stop TEXT]...\n"
-    "                     [--chat] [--json]\n";
+    "                     [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
+    "                     [--chat] [--json]\n"
+    "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
 template <typename T>
 bool ParseNumber(const std::string& s, T* v) {
@@ -57,7 +60,7 @@ absl::StatusOr<sampling::SamplingParams> SamplingFromArgs(const Args& a) {
   return p;
 }
 
-void PrintJson(const GenerationResult& r) {
+void PrintJson(const GenerationResult& r, const StorageStats& storage) {
   JsonWriter w(0);
   w.BeginObject();
   w.Key("text").String(r.text);
@@ -74,7 +77,9 @@ void PrintJson(const GenerationResult& r) {
   w.Key("prefill_tokens_per_s").Double(r.prefill_tokens_per_s());
   w.Key("decode_tokens_per_s").Double(r.decode_tokens_per_s());
   w.EndObject();
-  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes()).EndObject();
+  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
+  WriteStorageMemory(w, storage);
+  w.EndObject();
   w.Key("stop_reason").String(GenerationStopName(r.stop));
   w.EndObject();
   std::printf("%s\n", w.str().c_str());
@@ -99,10 +104,11 @@ int RunGenerate(int argc, char** argv) {
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
-                                    "--frequency-penalty", "--seed"},
-                         .boolean = {"--json"},
+                                    "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window"},
+                         .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
-  if (!args.ok() || !args->positional.empty() || !args->values.count("--prompt")) {
+  const bool dry_run = args.ok() && args->has("--dry-run");
+  if (!args.ok() || !args->positional.empty() || (!args->values.count("--prompt") && !dry_run)) {
     std::fprintf(stderr, "uaii generate: %s\n%s",
                  !args.ok() ? std::string(args.status().message()).c_str()
                  : !args->positional.empty() ? "unexpected argument"
@@ -123,6 +129,11 @@ int RunGenerate(int argc, char** argv) {
     std::fprintf(stderr, "uaii generate: %s\n%s", std::string(sampling.status().message()).c_str(), kUsage);
     return 2;
   }
+  SessionOptions so;
+  if (auto st = MemoryOptionsFromArgs(*args, &so); !st.ok()) {
+    std::fprintf(stderr, "uaii generate: %s\n%s", std::string(st.message()).c_str(), kUsage);
+    return 2;
+  }
   const bool json = args->has("--json");
   auto fail = [](const absl::Status& st) {
     std::fprintf(stderr, "uaii generate: %s\n", std::string(st.message()).c_str());
@@ -132,12 +143,15 @@ int RunGenerate(int argc, char** argv) {
   if (!path.ok()) return fail(path.status());
   auto model = Model::Load(*path);
   if (!model.ok()) return fail(model.status());
+  so.threads = static_cast<int>(threads);
+  if (dry_run) {
+    so.max_context = max_context > 0 ? max_context : std::max<int64_t>(4096, max_tokens);
+    return PrintDryRun("generate", *path, **model, so, json);
+  }
   auto prompt = (*model)->tokenizer().Encode(args->get("--prompt"),
                                              EncodeOptions{.parse_special = false, .add_special = true});
   if (!prompt.ok()) return fail(prompt.status());
 
-  SessionOptions so;
-  so.threads = static_cast<int>(threads);
   so.max_context = max_context > 0 ? max_context
                                    : std::max<int64_t>(4096, static_cast<int64_t>(prompt->size()) + max_tokens);
   auto gen = Generator::Create(*model, so);
@@ -156,7 +170,7 @@ int RunGenerate(int argc, char** argv) {
   });
   if (!result.ok()) return fail(result.status());
   if (json) {
-    PrintJson(*result);
+    PrintJson(*result, (*gen)->session().storage_stats());
   } else {
     std::printf("\n");
     std::fflush(stdout);

@@ -20,6 +20,26 @@ struct SessionOptions {
   int threads = 0;             // <= 0: physical cores
   int64_t max_context = 4096;  // KV cache positions (clamped to the model's training context)
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
+  // Memory (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The library applies
+  // no preset unless asked; the CLI defaults to "laptop".
+  std::string preset = "none";      // laptop | desktop | server | phone | none | off
+  uint64_t ram_budget_bytes = 0;    // 0: the preset's budget
+  int64_t kv_window = -1;           // resident KV positions (+4 sinks); -1: the preset's, 0: unbounded
+};
+
+// What the storage engine did so far (all zero without a budget).
+struct StorageStats {
+  uint64_t budget_bytes = 0;        // 0: unlimited
+  uint64_t pinned_bytes = 0;        // weights held in memory
+  uint64_t streamed_bytes = 0;      // weights left on disk
+  uint64_t staging_bytes = 0;       // all staging buffers together
+  uint64_t kv_bytes = 0;            // the KV cache as allocated
+  int64_t kv_window = 0;            // 0: unbounded
+  uint64_t bytes_read = 0;          // weight bytes read from disk by streaming
+  double io_wait_seconds = 0;       // time the forward passes waited for reads
+  double compute_seconds = 0;       // forward-pass time not spent waiting
+  uint64_t staging_hits = 0;        // slices already staged (prefetched) when needed
+  uint64_t staging_misses = 0;      // slices read synchronously
 };
 
 class Session {
@@ -40,6 +60,7 @@ class Session {
   // Forgets positions >= n (0 clears everything).
   void Truncate(int64_t n);
   const Model& model() const;
+  StorageStats storage_stats() const;
 
   struct Impl;
 

@@ -1,5 +1,6 @@
 #include "runtime/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -29,7 +30,8 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   // 1. Store K and V (f16) at their positions.
   int32_t max_pos = 0;
   for (int64_t t = 0; t < T; ++t) {
-    const int64_t c = pos[t];
+    const int64_t c = cache.Cell(pos[t]);  // == pos[t] without a KV window
+    cache.SetCellPos(c, pos[t]);
     max_pos = std::max(max_pos, pos[t]);
     uint16_t* kc = cache.K(p.layer, c);
     for (int64_t i = 0; i < Hkv * D; ++i) kc[i] = Fp32ToFp16(k[t * Hkv * D + i]);
@@ -46,14 +48,18 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       const int64_t t = task / Hq, h = task % Hq, hk = h / group;
       const int64_t qp = pos[t];
       // Cells [0, n): a multiple of 32 covering qp; padded cells hold zeros and are masked.
-      const int64_t n = (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign;
+      // With a KV window, once the ring wraps every cell is read; cells record their position.
+      const int64_t n = std::min(cache.n_cells(),
+                                 (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
       w.assign(n, -std::numeric_limits<float>::infinity());
       w16.assign(n, 0);
       const float* qr = q + (t * Hq + h) * D;
       for (int64_t i = 0; i < D; ++i) q16[i] = Fp32ToFp16(qr[i]);
       float mx = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j <= qp; ++j) {
-        if (p.window > 0 && qp - j >= p.window) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t pj = cache.CellPos(j);
+        if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
+        if (p.window > 0 && qp - pj >= p.window) continue;
         float sj = dot(cache.K(p.layer, j) + hk * D, q16.data(), D) * p.scale;
         if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
         w[j] = sj;

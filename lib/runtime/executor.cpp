@@ -158,7 +158,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
 
 absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
                            const std::vector<int64_t>& rows, KvCache& cache, ThreadPool* pool,
-                           std::vector<float>* out) const {
+                           std::vector<float>* out, WeightSource* source) const {
+  WeightSourceScope weight_scope(source);  // Linear / EmbedRows read through storage
   const int64_t R = static_cast<int64_t>(rows.size());
   for (int64_t r : rows)
     if (r < 0 || r >= T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", T));
@@ -168,7 +169,8 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
   using Buf = std::shared_ptr<std::vector<float>>;
   std::vector<Buf> buf(shapes_.size());
   auto F = [&](int sl) -> const float* {
-    return weight_[sl] ? reinterpret_cast<const float*>(weight_[sl]->data) : buf[sl]->data();
+    if (!weight_[sl]) return buf[sl]->data();
+    return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
   auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
   for (const Step& s : steps_) {

@@ -13,6 +13,7 @@
 #include "ir/graph.h"
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
+#include "runtime/weight_source.h"
 #include "runtime/weights.h"
 
 namespace uaii::runtime {
@@ -27,9 +28,11 @@ class Executor {
   int64_t n_outputs_per_row() const { return out_cols_; }
 
   // Runs T tokens at `positions`; `rows` (indices into [0, T)) select the output rows.
+  // `source` (may be null: the mapping) serves weight bytes (storage-planned sessions).
   // out: [rows.size(), n_outputs_per_row()].
   absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T, const std::vector<int64_t>& rows,
-                   KvCache& cache, ThreadPool* pool, std::vector<float>* out) const;
+                   KvCache& cache, ThreadPool* pool, std::vector<float>* out,
+                   WeightSource* source = nullptr) const;
 
   struct Step;  // one compiled op (executor.cpp)
   ~Executor();

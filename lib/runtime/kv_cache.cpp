@@ -4,16 +4,52 @@
 
 namespace uaii::runtime {
 
-KvCache::KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx)
-    : layers_(layers), n_ctx_(n_ctx), n_cells_((n_ctx + kCellAlign - 1) / kCellAlign * kCellAlign) {
+namespace {
+int64_t RoundCells(int64_t n) { return (n + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign; }
+}  // namespace
+
+int64_t KvCache::CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch) {
+  // A window only bounds memory when the ring is smaller than the context.
+  const int64_t full = RoundCells(n_ctx);
+  if (window <= 0) return full;
+  return std::min(full, RoundCells(sinks + window + std::max<int64_t>(max_batch, 1)));
+}
+
+KvCache::KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window, int64_t sinks,
+                 int64_t max_batch)
+    : layers_(layers), n_ctx_(n_ctx), n_cells_(CellCount(n_ctx, window, sinks, max_batch)) {
+  if (n_cells_ < RoundCells(n_ctx)) {
+    window_ = window;
+    sinks_ = sinks;
+  }
+  cell_pos_.assign(static_cast<size_t>(n_cells_), -1);
   for (const auto& l : layers_) {
     k_.emplace_back(static_cast<size_t>(n_cells_ * l.n_head_kv * l.head_dim_k), 0);
     v_.emplace_back(static_cast<size_t>(n_cells_ * l.n_head_kv * l.head_dim_v), 0);
   }
 }
 
+uint64_t KvCache::bytes() const {
+  uint64_t b = 0;
+  for (const auto& l : layers_) b += static_cast<uint64_t>(n_cells_) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;
+  return b;
+}
+
 void KvCache::Clear(int64_t from) {
+  if (window_ > 0) {  // ring: cells in any order; clear those holding positions >= from
+    for (int64_t c = 0; c < n_cells_; ++c) {
+      if (cell_pos_[c] < from) continue;
+      cell_pos_[c] = -1;
+      for (size_t l = 0; l < layers_.size(); ++l) {
+        const auto& s = layers_[l];
+        std::fill_n(K(static_cast<int>(l), c), s.n_head_kv * s.head_dim_k, 0);
+        for (int64_t r = 0; r < s.n_head_kv * s.head_dim_v; ++r) v_[l][r * n_cells_ + c] = 0;
+      }
+    }
+    return;
+  }
   from = std::clamp<int64_t>(from, 0, n_cells_);
+  for (int64_t c = from; c < n_cells_; ++c) cell_pos_[c] = -1;
   for (size_t l = 0; l < layers_.size(); ++l) {
     const auto& s = layers_[l];
     std::fill(k_[l].begin() + from * s.n_head_kv * s.head_dim_k, k_[l].end(), 0);

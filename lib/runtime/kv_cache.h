@@ -4,6 +4,15 @@
 //   V: [layer][kv_head][head_dim_v][cell]    (transposed, like llama.cpp's non-flash
 //                                            v_trans layout: a dot over cells is contiguous)
 // Unwritten cells are zero so padded dot products add exact zeros.
+//
+// Resident window (ARCHITECTURE.md, "runtime"): with window W > 0 the cache keeps
+// `sinks` attention-sink positions (0 .. sinks-1, never evicted) and a ring of the
+// most recent positions; position p >= sinks lives in cell sinks + (p - sinks) % ring.
+// Each cell records its absolute position (RoPE was applied at that position), and
+// attention at position q reads the sinks and the positions in (q - W, q]. The ring
+// holds W + max_batch positions so a batch never overwrites a position one of its own
+// rows still attends to. Until the ring wraps, cell == position, so a windowed run is
+// bit-identical to an unbounded one.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -20,8 +29,12 @@ class KvCache {
  public:
   // Cells are allocated rounded up to kCellAlign.
   static constexpr int64_t kCellAlign = 32;
-  KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx);
+  // n_ctx: positions allowed; window 0: one cell per position (unbounded up to n_ctx).
+  KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window = 0, int64_t sinks = 0,
+          int64_t max_batch = 0);
 
+  // Cells a cache of these parameters allocates (the ring when the window bounds it).
+  static int64_t CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch);
   int64_t n_ctx() const { return n_ctx_; }
   int64_t n_cells() const { return n_cells_; }
   const KvLayerShape& shape(int layer) const { return layers_[layer]; }
@@ -31,13 +44,28 @@ class KvCache {
   uint16_t* Vt(int layer, int64_t kv_head, int64_t d) {
     return v_[layer].data() + (kv_head * layers_[layer].head_dim_v + d) * n_cells_;
   }
-  // Zeroes cells [from, n_cells): forgetting positions keeps padded dots exact.
+  // Zeroes the cells of positions >= from: forgetting positions keeps padded dots exact.
   void Clear(int64_t from);
+
+  int64_t window() const { return window_; }
+  int64_t sinks() const { return sinks_; }
+  // The cell that holds position `pos`.
+  int64_t Cell(int64_t pos) const {
+    return window_ == 0 || pos < sinks_ ? pos : sinks_ + (pos - sinks_) % (n_cells_ - sinks_);
+  }
+  // Absolute position held by `cell`, -1 when empty.
+  int32_t CellPos(int64_t cell) const { return cell_pos_[cell]; }
+  void SetCellPos(int64_t cell, int32_t pos) { cell_pos_[cell] = pos; }
+  // Whether a query at `q` attends to a cell holding `pos` (>= 0) under the window.
+  bool InWindow(int64_t q, int64_t pos) const { return window_ == 0 || pos < sinks_ || q - pos < window_; }
+  uint64_t bytes() const;
 
  private:
   std::vector<KvLayerShape> layers_;
   int64_t n_ctx_;
+  int64_t window_ = 0, sinks_ = 0;
   int64_t n_cells_;
+  std::vector<int32_t> cell_pos_;
   std::vector<std::vector<uint16_t>> k_, v_;
 };
 

@@ -6,6 +6,8 @@
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
+#include "runtime/session_plan.h"
+#include "runtime/streamed_weights.h"
 #include "util/str_cat.h"
 
 namespace uaii {
@@ -16,6 +18,9 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<runtime::KvCache> cache;
   int64_t n_past = 0;
+  runtime::SessionPlan plan;
+  std::unique_ptr<runtime::StreamedWeights> storage;  // null: weights through the mapping
+  double eval_seconds = 0;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -26,12 +31,23 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!model) return absl::InvalidArgumentError("Session::Create: null model");
   auto impl = std::make_unique<Impl>();
   impl->opts = options;
-  int64_t ctx = options.max_context > 0 ? options.max_context : model->info().n_ctx_train;
-  if (model->info().n_ctx_train > 0) ctx = std::min(ctx, model->info().n_ctx_train);
+  // The preset, KV window and storage plan (runtime/session_plan.h): the plan is what runs.
+  auto plan = runtime::PlanSession(*model, options);
+  if (!plan.ok()) return plan.status();
+  impl->plan = *std::move(plan);
+  const int64_t ctx = impl->plan.max_context;
   impl->opts.max_context = ctx;
-  if (impl->opts.prefill_chunk <= 0) impl->opts.prefill_chunk = 512;
-  impl->pool = std::make_unique<ThreadPool>(options.threads);
-  impl->cache = std::make_unique<runtime::KvCache>(model->impl().executor->kv_layers(), ctx);
+  impl->opts.prefill_chunk = impl->plan.prefill_chunk;
+  impl->opts.threads = impl->plan.threads;
+  if (impl->plan.use_storage) {
+    auto sw = runtime::StreamedWeights::Create(model->impl().graph, *model->impl().weights, impl->plan.inputs,
+                                               impl->plan.storage);
+    if (!sw.ok()) return sw.status();
+    impl->storage = *std::move(sw);
+  }
+  impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
+  impl->cache = std::make_unique<runtime::KvCache>(model->impl().executor->kv_layers(), ctx, impl->plan.kv_window,
+                                                   impl->plan.kv_sinks, impl->plan.prefill_chunk);
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -39,6 +55,27 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
 int64_t Session::n_past() const { return impl_->n_past; }
 int64_t Session::max_context() const { return impl_->opts.max_context; }
 const Model& Session::model() const { return *impl_->model; }
+
+StorageStats Session::storage_stats() const {
+  const Impl& s = *impl_;
+  StorageStats st;
+  const auto& p = s.plan.storage;
+  st.budget_bytes = p.budget_bytes;
+  st.pinned_bytes = p.pinned_bytes;
+  st.streamed_bytes = p.streamed_bytes;
+  st.staging_bytes = p.staging_bytes * p.staging_buffers;
+  st.kv_bytes = s.cache->bytes();
+  st.kv_window = s.cache->window();
+  if (s.storage) {
+    const auto io = s.storage->stats();
+    st.bytes_read = io.bytes_read;
+    st.io_wait_seconds = io.io_wait_seconds;
+    st.staging_hits = io.hits;
+    st.staging_misses = io.misses;
+  }
+  st.compute_seconds = std::max(0.0, s.eval_seconds - st.io_wait_seconds);
+  return st;
+}
 
 void Session::Truncate(int64_t n) {
   n = std::clamp<int64_t>(n, 0, impl_->n_past);
@@ -55,6 +92,7 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
                                         s.opts.max_context));
   const int64_t vocab = s.model->impl().executor->n_outputs_per_row();
   const int64_t start = s.n_past;
+  const auto eval_start = std::chrono::steady_clock::now();
   std::vector<float> result;
   result.reserve(static_cast<size_t>((all_logits ? n : 1) * vocab));
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
@@ -70,9 +108,11 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
     absl::Status st;
     if (rows.empty()) {
       // Rows are still needed to run the graph's head; ask for the last one and drop it.
-      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out);
+      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out,
+                                         s.storage.get());
     } else {
-      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(), &out);
+      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(), &out,
+                                         s.storage.get());
       result.insert(result.end(), out.begin(), out.end());
     }
     if (!st.ok()) {
@@ -81,6 +121,7 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
     }
   }
   s.n_past = start + n;
+  s.eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
   return result;
 }
 

@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
                                              " has no kernel"));
     auto row = RowBytes(*info->traits, info->dims.empty() ? 1 : info->dims[0]);
     if (!row) return absl::InvalidArgumentError(StrCat(ref.ToString(), ": row length does not fit the block size"));
-    ws->weights_[t.name] = BoundWeight{static_cast<TensorType>(info->type_id), shape, info->data, info->bytes, *row};
+    ws->weights_[t.name] = BoundWeight{static_cast<TensorType>(info->type_id), shape, info->data, info->bytes, *row,
+                                        ref.file, info->offset};
   }
   return ws;
 }

@@ -2,6 +2,8 @@
 // files. Nothing is copied: a BoundWeight points into the mapping, which the
 // WeightSet keeps alive. Each reference is re-checked against the file it names
 // (type, shape, size), so a graph that disagrees with its file fails to bind.
+// Binding touches no tensor bytes: under a memory budget the storage engine
+// (runtime/streamed_weights.h) reads them from `file` at `offset` instead.
 #pragma once
 #include <map>
 #include <memory>
@@ -20,6 +22,8 @@ struct BoundWeight {
   const uint8_t* data = nullptr;
   uint64_t bytes = 0;
   uint64_t row_bytes = 0;       // bytes of one innermost row
+  std::string file;             // where the bytes live on disk (storage streams from here)
+  uint64_t offset = 0;          // absolute offset of the data in `file`
 };
 
 class WeightSet {

@@ -1,0 +1,157 @@
+#include "storage_report.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "loaders/model_locator.h"
+#include "runtime/session_plan.h"
+#include "storage/calibration.h"
+#include "util/str_cat.h"
+
+namespace uaii::cli {
+
+absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
+  so->preset = a.get("--preset", "laptop");
+  if (auto p = storage::ParsePreset(so->preset); !p.ok()) return p.status();
+  if (a.has("--ram-gb")) {
+    const std::string v = a.get("--ram-gb");
+    char* end = nullptr;
+    const double gb = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(gb > 0) || gb > 1e6)
+      return absl::InvalidArgumentError(StrCat("--ram-gb takes a positive number of GiB, got \"", v, "\""));
+    so->ram_budget_bytes = static_cast<uint64_t>(gb * double(uint64_t{1} << 30));
+  }
+  if (a.has("--kv-window")) {
+    const std::string v = a.get("--kv-window");
+    int64_t n = 0;
+    auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 0)
+      return absl::InvalidArgumentError(
+          StrCat("--kv-window takes a non-negative integer (0: unbounded up to --max-context), got \"", v, "\""));
+    so->kv_window = n;
+  }
+  return absl::OkStatus();
+}
+
+int PrintDryRun(const std::string& command, const std::string& model_path, const Model& model,
+                const SessionOptions& so, bool json) {
+  auto sp = runtime::PlanSession(model, so);
+  if (!sp.ok()) {
+    std::fprintf(stderr, "uaii %s: %s\n", command.c_str(), std::string(sp.status().message()).c_str());
+    return 1;
+  }
+  const storage::StoragePlan& p = sp->storage;
+  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads);
+  uint64_t matmul_bytes = 0;
+  for (const auto& t : sp->inputs.tensors)
+    if (t.matmul) matmul_bytes += t.bytes;
+  storage::CostPrediction pred;
+  if (cal.ok()) pred = storage::PredictDecode(p, matmul_bytes, *cal);
+  int pinned_tensors = 0, streamed_tensors = 0;
+  for (auto r : p.residency) (r == storage::Residency::kPinned ? pinned_tensors : streamed_tensors)++;
+  if (json) {
+    JsonWriter w(2);
+    w.BeginObject();
+    w.Key("model").String(model_path);
+    w.Key("preset").String(storage::PresetName(sp->preset.preset));
+    w.Key("budget_bytes").Uint(p.budget_bytes);
+    w.Key("streaming").Bool(p.streaming);
+    w.Key("threads").Int(sp->threads);
+    w.Key("weights_bytes").Uint(p.pinned_bytes + p.streamed_bytes);
+    w.Key("pinned").BeginObject();
+    w.Key("bytes").Uint(p.pinned_bytes);
+    w.Key("layers").Int(p.pinned_layers);
+    w.Key("n_layers").Int(p.n_layers);
+    w.Key("embeddings").Bool(p.embeddings_pinned);
+    w.Key("lm_head").Bool(p.lm_head_pinned);
+    w.Key("tensors").BeginArray();
+    for (size_t i = 0; i < p.residency.size(); ++i)
+      if (p.residency[i] == storage::Residency::kPinned) w.String(sp->inputs.tensors[i].name);
+    w.EndArray();
+    w.EndObject();
+    w.Key("streamed").BeginObject();
+    w.Key("bytes").Uint(p.streamed_bytes);
+    w.Key("bytes_per_token").Uint(p.streamed_bytes_per_token);
+    w.Key("tensors").Int(streamed_tensors);
+    w.EndObject();
+    w.Key("staging").BeginObject();
+    w.Key("buffers").Int(p.staging_buffers);
+    w.Key("bytes_each").Uint(p.staging_bytes);
+    w.EndObject();
+    w.Key("kv").BeginObject();
+    w.Key("bytes").Uint(p.kv_bytes);
+    w.Key("window").Int(sp->kv_window);
+    w.Key("sinks").Int(sp->kv_sinks);
+    w.Key("cells").Int(sp->kv_cells);
+    w.Key("max_context").Int(sp->max_context);
+    w.EndObject();
+    w.Key("activation_bytes").Uint(p.activation_bytes);
+    w.Key("minimum_bytes").Uint(p.minimum_bytes);
+    w.Key("expected_peak_bytes").Uint(p.expected_peak_bytes);
+    w.Key("calibration");
+    if (cal.ok()) {
+      w.BeginObject();
+      w.Key("disk_read_bytes_per_s").Double(cal->disk_read_bytes_per_s);
+      w.Key("cached_read_bytes_per_s").Double(cal->cached_read_bytes_per_s);
+      w.Key("memory_bytes_per_s").Double(cal->memory_bytes_per_s);
+      w.Key("matmul_bytes_per_s").Double(cal->matmul_bytes_per_s);
+      w.Key("measured_at").String(cal->measured_at);
+      w.Key("cached").Bool(cal->from_cache);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
+    w.Key("prediction").BeginObject();
+    w.Key("decode_tokens_per_s_cold").Double(pred.tokens_per_s_cold);
+    w.Key("decode_tokens_per_s_warm").Double(pred.tokens_per_s_warm);
+    w.Key("io_seconds_per_token").Double(pred.io_seconds);
+    w.Key("io_cached_seconds_per_token").Double(pred.io_cached_seconds);
+    w.Key("compute_seconds_per_token").Double(pred.compute_seconds);
+    w.EndObject();
+    w.EndObject();
+    std::printf("%s\n", w.str().c_str());
+    return 0;
+  }
+  using storage::FormatBytes;
+  std::printf("model:          %s\n", model_path.c_str());
+  std::printf("preset:         %s, budget %s%s\n", std::string(storage::PresetName(sp->preset.preset)).c_str(),
+              p.budget_bytes ? FormatBytes(p.budget_bytes).c_str() : "unlimited",
+              p.streaming ? ", streaming" : ", everything resident");
+  std::printf("pinned:         %s in %d tensors (layers %d of %d, embeddings %s, lm_head %s)\n",
+              FormatBytes(p.pinned_bytes).c_str(), pinned_tensors, p.pinned_layers, p.n_layers,
+              p.embeddings_pinned ? "yes" : "no", p.lm_head_pinned ? "yes" : "no");
+  std::printf("streamed:       %s in %d tensors, %s read per token\n", FormatBytes(p.streamed_bytes).c_str(),
+              streamed_tensors, FormatBytes(p.streamed_bytes_per_token).c_str());
+  std::printf("staging:        %d x %s\n", p.staging_buffers, FormatBytes(p.staging_bytes).c_str());
+  std::printf("KV cache:       %s (%s, max context %lld)\n", FormatBytes(p.kv_bytes).c_str(),
+              sp->kv_window ? StrCat("window ", sp->kv_window, " + ", sp->kv_sinks, " sinks").c_str() : "unbounded",
+              (long long)sp->max_context);
+  std::printf("activations:    %s\n", FormatBytes(p.activation_bytes).c_str());
+  std::printf("expected peak:  %s (minimum %s) plus the process's fixed overhead\n",
+              FormatBytes(p.expected_peak_bytes).c_str(), FormatBytes(p.minimum_bytes).c_str());
+  if (cal.ok())
+    std::printf("predicted:      %.2f tok/s decode cold, %.2f warm (disk %.0f MB/s, page cache %.0f MB/s, "
+                "matmul %.0f MB/s%s)\n",
+                pred.tokens_per_s_cold, pred.tokens_per_s_warm, cal->disk_read_bytes_per_s / 1e6,
+                cal->cached_read_bytes_per_s / 1e6, cal->matmul_bytes_per_s / 1e6,
+                cal->from_cache ? ", cached calibration" : "");
+  else
+    std::printf("predicted:      no calibration (%s)\n", std::string(cal.status().message()).c_str());
+  return 0;
+}
+
+void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
+  w.Key("budget_bytes").Uint(s.budget_bytes);
+  w.Key("pinned_bytes").Uint(s.pinned_bytes);
+  w.Key("streamed_bytes").Uint(s.streamed_bytes);
+  w.Key("staging_bytes").Uint(s.staging_bytes);
+  w.Key("kv_bytes").Uint(s.kv_bytes);
+  w.Key("kv_window").Int(s.kv_window);
+  w.Key("bytes_read").Uint(s.bytes_read);
+  w.Key("io_wait_seconds").Double(s.io_wait_seconds);
+  w.Key("compute_seconds").Double(s.compute_seconds);
+  w.Key("staging_hits").Uint(s.staging_hits);
+  w.Key("staging_misses").Uint(s.staging_misses);
+}
+
+}  // namespace uaii::cli

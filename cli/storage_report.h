@@ -1,0 +1,27 @@
+// Storage figures for `generate` / `chat`: the memory flags (--preset, --ram-gb,
+// --kv-window), the `--dry-run` plan report (docs/json/dry_run.schema.json), and the
+// storage part of `memory` in --json (docs/storage.md).
+#pragma once
+#include <string>
+
+#include "absl/status/status.h"
+#include "args.h"
+#include "uaii/model.h"
+#include "uaii/session.h"
+#include "util/json_writer.h"
+
+namespace uaii::cli {
+
+// The memory flags every generating command takes (default preset: laptop).
+inline constexpr const char* kMemoryFlags[] = {"--preset", "--ram-gb", "--kv-window"};
+// Fills so.preset / ram_budget_bytes / kv_window from the flags; errors name the flag.
+absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so);
+
+// Prints the plan `so` would run with for `model`, reading no weights. Exit code.
+int PrintDryRun(const std::string& command, const std::string& model_path, const Model& model,
+                const SessionOptions& so, bool json);
+
+// The storage keys of --json's `memory` object (after peak_rss_bytes).
+void WriteStorageMemory(JsonWriter& w, const StorageStats& s);
+
+}  // namespace uaii::cli

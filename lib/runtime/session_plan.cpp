@@ -1,0 +1,53 @@
+#include "runtime/session_plan.h"
+
+#include <algorithm>
+
+#include "runtime/model_impl.h"
+#include "runtime/streamed_weights.h"
+
+namespace uaii::runtime {
+
+absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions& options) {
+  SessionPlan sp;
+  auto preset = storage::ParsePreset(options.preset.empty() ? "none" : options.preset);
+  if (!preset.ok()) return preset.status();
+  storage::PresetOverrides ov;
+  if (options.ram_budget_bytes > 0) ov.ram_bytes = options.ram_budget_bytes;
+  if (options.kv_window >= 0) ov.kv_window = options.kv_window;
+  sp.preset = storage::ResolvePreset(*preset, storage::ReadMachineMemory(), ov);
+  sp.use_storage = sp.preset.budget_bytes > 0;
+  sp.threads = options.threads > 0 ? options.threads : sp.preset.threads;
+  sp.kv_window = sp.preset.kv_window;
+  sp.kv_sinks = sp.preset.kv_sinks;
+
+  const Model::Impl& m = model.impl();
+  int64_t ctx = options.max_context > 0 ? options.max_context : model.info().n_ctx_train;
+  // Without a window the cache grows to max_context, so it stays within the trained
+  // context; a window bounds memory and lets positions go on (absolute RoPE positions).
+  if (model.info().n_ctx_train > 0 && (sp.kv_window == 0 || options.max_context <= 0))
+    ctx = std::min(ctx, model.info().n_ctx_train);
+  sp.max_context = ctx;
+  sp.prefill_chunk = options.prefill_chunk > 0 ? options.prefill_chunk : 512;
+  if (sp.use_storage) sp.prefill_chunk = std::min<int64_t>(sp.prefill_chunk, 128);  // bounded activations
+  if (sp.kv_window > 0) sp.prefill_chunk = std::min(sp.prefill_chunk, sp.kv_window);
+  sp.kv_cells = KvCache::CellCount(ctx, sp.kv_window, sp.kv_sinks, sp.prefill_chunk);
+  if (sp.kv_cells >= KvCache::CellCount(ctx, 0, 0, 0)) sp.kv_window = 0, sp.kv_sinks = 0;  // window >= context
+
+  sp.inputs = PlanInputsFromGraph(m.graph, *m.weights);
+  for (const auto& l : m.executor->kv_layers())
+    sp.inputs.kv_bytes += static_cast<uint64_t>(sp.kv_cells) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;
+  // Live activations of one chunk: a handful of [T, n_embd] and [T, n_ff] buffers
+  // (the interpreter frees each after its last use), per-row attention scores, and
+  // the logits rows.
+  const auto& s = m.spec;
+  const int64_t T = sp.prefill_chunk;
+  const int64_t q_width = std::max(s.n_embd, s.n_head * std::max(s.head_dim_k, s.head_dim_v));
+  sp.inputs.activation_bytes =
+      static_cast<uint64_t>(T * (6 * q_width + 3 * s.n_ff) + 2 * s.n_vocab + 4 * sp.kv_cells) * sizeof(float);
+  auto plan = storage::PlanStorage(sp.inputs, sp.preset);
+  if (!plan.ok()) return plan.status();
+  sp.storage = *std::move(plan);
+  return sp;
+}
+
+}  // namespace uaii::runtime

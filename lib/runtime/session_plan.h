@@ -1,0 +1,32 @@
+// What a Session will be, decided before anything is allocated or read: the resolved
+// memory preset, the KV cache shape, and the storage plan (storage/plan.h). Used by
+// Session::Create and by `uaii generate --dry-run`, so the plan shown is the plan run.
+#pragma once
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "storage/plan.h"
+#include "storage/presets.h"
+#include "uaii/model.h"
+#include "uaii/session.h"
+
+namespace uaii::runtime {
+
+struct SessionPlan {
+  storage::ResolvedPreset preset;
+  storage::PlanInputs inputs;
+  storage::StoragePlan storage;
+  int64_t max_context = 0;
+  int64_t kv_window = 0;     // 0: unbounded
+  int64_t kv_sinks = 0;
+  int64_t kv_cells = 0;
+  int64_t prefill_chunk = 0;
+  int threads = 0;
+  bool use_storage = false;  // false: weights read through the mapping (no budget)
+};
+
+// Fails with ResourceExhausted (naming the minimum and the advice) when the budget
+// cannot hold the model's minimum, InvalidArgument for an unknown preset.
+absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions& options);
+
+}  // namespace uaii::runtime

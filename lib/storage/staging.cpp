@@ -1,0 +1,168 @@
+#include "storage/staging.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/str_cat.h"
+
+namespace uaii::storage {
+
+void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+
+AlignedBytes AlignedBytes::Allocate(uint64_t bytes) {
+  AlignedBytes a;
+  const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 63) / 64 * 64;
+  a.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+  a.size = bytes;
+  return a;
+}
+
+FileSet::~FileSet() {
+  for (int fd : fds_) ::close(fd);
+}
+
+absl::StatusOr<int> FileSet::Open(const std::string& path) {
+  for (size_t i = 0; i < paths_.size(); ++i)
+    if (paths_[i] == path) return static_cast<int>(i);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(StrCat(path, ": cannot open for streaming: ", std::strerror(errno)));
+  paths_.push_back(path);
+  fds_.push_back(fd);
+  return static_cast<int>(fds_.size() - 1);
+}
+
+absl::Status FileSet::Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
+  uint64_t done = 0;
+  while (done < bytes) {
+    const ssize_t r = ::pread(fds_[file], dst + done, bytes - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      return absl::DataLossError(StrCat(paths_[file], ": read of ", bytes, " bytes at offset ", offset,
+                                        " failed: ", r < 0 ? std::strerror(errno) : "unexpected end of file"));
+    done += static_cast<uint64_t>(r);
+  }
+  return absl::OkStatus();
+}
+
+StagingPipeline::StagingPipeline(const FileSet* files, std::vector<Chunk> sequence, int buffers,
+                                 uint64_t buffer_bytes)
+    : files_(files), sequence_(std::move(sequence)), slots_(std::max(1, buffers)) {
+  for (auto& s : slots_) s.buf = AlignedBytes::Allocate(buffer_bytes);
+  if (slots_.size() > 1) worker_ = std::thread([this] { Worker(); });
+}
+
+StagingPipeline::~StagingPipeline() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void StagingPipeline::Worker() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    cv_.wait(l, [&] { return stop_ || request_ >= 0; });
+    if (stop_) return;
+    const int64_t c = request_;
+    Slot& s = slots_[request_slot_];
+    request_ = -1;
+    l.unlock();
+    const Chunk& ch = sequence_[c];
+    absl::Status st = files_->Read(ch.file, ch.offset, ch.bytes, s.buf.data.get());
+    l.lock();
+    s.status = st;
+    s.chunk = c;
+    s.loading = false;
+    stats_.bytes_read += ch.bytes;
+    cv_.notify_all();
+  }
+}
+
+absl::StatusOr<const uint8_t*> StagingPipeline::Acquire(size_t i) {
+  using Clock = std::chrono::steady_clock;
+  if (i >= sequence_.size()) return absl::OutOfRangeError(StrCat("staging chunk ", i, " outside the sequence"));
+  const auto t0 = Clock::now();
+  std::unique_lock<std::mutex> l(mu_);
+  // A queued but not yet started request is cancelled if it is not the one asked for.
+  if (request_ >= 0 && request_ != static_cast<int64_t>(i)) {
+    slots_[request_slot_].loading = false;
+    slots_[request_slot_].chunk = -1;
+    request_ = -1;
+  }
+  int slot = -1;
+  for (size_t k = 0; k < slots_.size(); ++k)
+    if (slots_[k].chunk == static_cast<int64_t>(i) || (slots_[k].loading && request_slot_ == static_cast<int>(k) &&
+                                                      request_ == static_cast<int64_t>(i)))
+      slot = static_cast<int>(k);
+  bool waited_for_prefetch = false;
+  if (slot < 0) {
+    // Not staged: wait for any load in flight (it owns its slot), then read here.
+    for (size_t k = 0; k < slots_.size(); ++k)
+      if (slots_[k].loading) {
+        cv_.wait(l, [&] { return !slots_[k].loading; });
+        if (slots_[k].chunk == static_cast<int64_t>(i)) slot = static_cast<int>(k);
+      }
+  }
+  if (slot >= 0) {
+    if (slots_[slot].loading) waited_for_prefetch = true;
+    cv_.wait(l, [&] { return !slots_[slot].loading; });
+    ++stats_.hits;
+    (void)waited_for_prefetch;
+  } else {
+    slot = current_ >= 0 && slots_.size() > 1 ? (current_ + 1) % static_cast<int>(slots_.size()) : 0;
+    Slot& s = slots_[slot];
+    s.loading = true;
+    l.unlock();
+    const Chunk& ch = sequence_[i];
+    absl::Status st = files_->Read(ch.file, ch.offset, ch.bytes, s.buf.data.get());
+    l.lock();
+    s.loading = false;
+    s.status = st;
+    s.chunk = static_cast<int64_t>(i);
+    stats_.bytes_read += ch.bytes;
+    ++stats_.misses;
+  }
+  if (!slots_[slot].status.ok()) {
+    absl::Status st = slots_[slot].status;
+    slots_[slot].chunk = -1;
+    slots_[slot].status = absl::OkStatus();
+    return st;
+  }
+  current_ = slot;
+  stats_.io_wait_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  if (slots_.size() > 1) {
+    const int next_slot = (slot + 1) % static_cast<int>(slots_.size());
+    const int64_t next = static_cast<int64_t>((i + 1) % sequence_.size());
+    if (slots_[next_slot].chunk != next) {
+      slots_[next_slot].loading = true;
+      slots_[next_slot].chunk = -1;
+      request_ = next;
+      request_slot_ = next_slot;
+      cv_.notify_all();
+    }
+  }
+  return slots_[slot].buf.data.get();
+}
+
+absl::Status StagingPipeline::ReadDirect(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) {
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::Status st = files_->Read(file, offset, bytes, dst);
+  std::lock_guard<std::mutex> l(mu_);
+  stats_.bytes_read += bytes;
+  stats_.io_wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+StagingStats StagingPipeline::stats() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stats_;
+}
+
+}  // namespace uaii::storage

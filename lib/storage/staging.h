@@ -1,0 +1,98 @@
+// Reads weight bytes from disk into staging buffers, prefetching the next chunk on a
+// background thread while the current one computes (ARCHITECTURE.md, "storage").
+//
+// A chunk is a byte range of a file (a whole tensor or a row slice of one). The
+// engine consumes chunks in a fixed cyclic sequence (the order the graph's matmuls
+// read them, token after token), so with two buffers chunk i+1 is read while chunk i
+// is used. A request out of sequence is read synchronously (a staging miss). Reads
+// use pread on a plain descriptor, never the mapping, so the process's resident
+// memory is the buffers, not the file.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace uaii::storage {
+
+struct Chunk {
+  int file = 0;         // index into the reader's files
+  uint64_t offset = 0;  // absolute file offset
+  uint64_t bytes = 0;
+};
+
+struct StagingStats {
+  uint64_t bytes_read = 0;      // from disk (or the page cache) by pread
+  double io_wait_seconds = 0;   // time the engine waited for bytes
+  uint64_t hits = 0;            // chunks already staged when asked for
+  uint64_t misses = 0;          // chunks read synchronously
+};
+
+// Owned, 64-byte aligned bytes.
+struct AlignedBytes {
+  struct Free { void operator()(uint8_t* p) const; };
+  std::unique_ptr<uint8_t, Free> data;
+  uint64_t size = 0;
+  static AlignedBytes Allocate(uint64_t bytes);
+};
+
+class FileSet {
+ public:
+  ~FileSet();
+  // Opens (or finds) `path`; returns its index.
+  absl::StatusOr<int> Open(const std::string& path);
+  // Reads exactly `bytes` at `offset` into dst; errors name the file and range.
+  absl::Status Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
+  const std::string& path(int file) const { return paths_[file]; }
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<int> fds_;
+};
+
+class StagingPipeline {
+ public:
+  // `buffers` (1 or 2) of `buffer_bytes` each; every chunk must fit a buffer.
+  StagingPipeline(const FileSet* files, std::vector<Chunk> sequence, int buffers, uint64_t buffer_bytes);
+  ~StagingPipeline();
+  StagingPipeline(const StagingPipeline&) = delete;
+  StagingPipeline& operator=(const StagingPipeline&) = delete;
+
+  // Bytes of sequence chunk `i`, valid until the next Acquire. Starts the prefetch of
+  // chunk i+1 (cyclic) when there is a second buffer.
+  absl::StatusOr<const uint8_t*> Acquire(size_t i);
+
+  // Reads a range outside the sequence (embedding rows) into `dst`, counted as I/O wait.
+  absl::Status ReadDirect(int file, uint64_t offset, uint64_t bytes, uint8_t* dst);
+
+  StagingStats stats() const;
+  size_t size() const { return sequence_.size(); }
+
+ private:
+  struct Slot {
+    AlignedBytes buf;
+    int64_t chunk = -1;   // chunk held (valid when !loading)
+    bool loading = false;
+    absl::Status status;
+  };
+  void Worker();
+
+  const FileSet* files_;
+  std::vector<Chunk> sequence_;
+  std::vector<Slot> slots_;
+  int current_ = -1;            // slot the engine is using
+  int64_t request_ = -1;        // chunk the worker should load
+  int request_slot_ = -1;
+  bool stop_ = false;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  StagingStats stats_;
+  std::thread worker_;
+};
+
+}  // namespace uaii::storage
