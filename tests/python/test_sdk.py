@@ -343,3 +343,23 @@ def test_stubs_match_the_runtime_classes():
         assert {m for m in stub_members if not m.startswith("_")} == runtime, name
     stub_funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert stub_funcs == {"capi_version", "_check_abi"}
+
+
+def test_session_options_that_work_today(tiny_path):
+    with uaii.Model(tiny_path) as m:
+        for kw in [dict(device="auto"), dict(preset="none"), dict(preset="off", ram_gb=None, kv_window=0),
+                   dict(threads=1, max_context=64)]:
+            with uaii.Session(m, **kw) as s:
+                s.generate("abc", max_tokens=2)
+                assert s.last_result is not None, kw
+
+
+def test_a_full_context(tiny_path):
+    with uaii.Model(tiny_path) as m, uaii.Session(m, max_context=16) as s:
+        with pytest.raises(uaii.InvalidStateError, match="the prompt has 30 tokens; the context holds 16"):
+            s.generate("abcdefghijklmnopqrstuvwxyz", max_tokens=2)
+        s.generate("abc", max_tokens=100, min_p=0.0)
+        r = s.last_result
+        assert r.stop_reason in ("context_full", "end_of_generation")
+        if r.stop_reason == "context_full":
+            assert r.usage.prompt_tokens + r.usage.completion_tokens <= 16
