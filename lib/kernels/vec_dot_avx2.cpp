@@ -348,6 +348,73 @@ UAII_AVX2 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   return sumf;
 }
 
+// Q2_K: the integer sum of the reference, exact in any order. Window (k, j) holds
+// elements 128k + 32j + l: q = (qs[32k + l] >> 2j) & 3 (<= 3, maddubs pairs <= 768),
+// scale nibbles of bytes 8k + 2j (l < 16, the low 128 bits) and 8k + 2j + 1.
+UAII_AVX2 float DotQ2_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ2_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  const __m256i m2 = _mm256_set1_epi8(0x03);
+  float sumf = 0;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int summs = 0;
+    for (int j = 0; j < 16; ++j) summs += x[i].bsums[j] * (w[i].scales[j] >> 4);
+    const float dall = x[i].d * Fp16ToFp32(w[i].d);
+    const float dmin = x[i].d * Fp16ToFp32(w[i].dmin);
+    __m256i acc = _mm256_setzero_si256();
+    for (int k = 0; k < 2; ++k) {
+      const __m256i bits = LoadU256(w[i].qs + 32 * k);
+      for (int j = 0; j < 4; ++j) {
+        const __m256i q = _mm256_and_si256(_mm256_srl_epi16(bits, _mm_cvtsi32_si128(2 * j)), m2);
+        const __m256i p = _mm256_maddubs_epi16(q, LoadU256(x[i].qs + 128 * k + 32 * j));
+        const __m256i sc = _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(w[i].scales[8 * k + 2 * j + 1] & 0xF)),
+                                            _mm_set1_epi16(static_cast<int16_t>(w[i].scales[8 * k + 2 * j] & 0xF)));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, sc));
+      }
+    }
+    alignas(32) int32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+    int isum = 0;
+    for (int l = 0; l < 8; ++l) isum += lanes[l];
+    sumf += dall * static_cast<float>(isum) - dmin * static_cast<float>(summs);
+  }
+  return sumf;
+}
+
+// Q3_K: window k of half h (elements 128h + 32k + l): q = ((qs[32h + l] >> 2k) & 3) - 4
+// unless bit 4h + k of hmask[l] is set; signed scales ScaleQ3K(8h + 2k) (l < 16) and
+// ScaleQ3K(8h + 2k + 1); lane sums and f32 steps as Q6_K.
+UAII_AVX2 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ3_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m256 sums = _mm256_setzero_ps();
+  const __m256i m2 = _mm256_set1_epi8(0x03), four = _mm256_set1_epi8(4);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    const __m256i hm = LoadU256(w[i].hmask);
+    __m256i aux = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i bits = LoadU256(w[i].qs + 32 * h);
+      for (int k = 0; k < 4; ++k) {
+        const __m256i lo = _mm256_and_si256(_mm256_srl_epi16(bits, _mm_cvtsi32_si128(2 * k)), m2);
+        const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (4 * h + k)));
+        const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
+        const __m256i q = _mm256_sub_epi8(lo, _mm256_andnot_si256(set, four));
+        const int sa = ScaleQ3K(8 * h + 2 * k, w[i].scales), sb = ScaleQ3K(8 * h + 2 * k + 1, w[i].scales);
+        const __m256i scales16 = _mm256_set1_epi32(static_cast<int>(
+            (static_cast<uint32_t>(sb) << 16) | (static_cast<uint32_t>(sa) & 0xFFFFu)));
+        aux = _mm256_add_epi32(aux, LaneDotS(q, LoadU256(x[i].qs + 128 * h + 32 * k), scales16));
+      }
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sums);
+  float sumf = 0;
+  for (int l = 0; l < 8; ++l) sumf += lanes[l];
+  return sumf;
+}
+
 }  // namespace
 #endif  // UAII_HAVE_AVX2_KERNELS
 
@@ -362,6 +429,8 @@ VecDotFn VecDotAvx2(TensorType type) {
     case TensorType::Q5_0: return DotQ5_0;
     case TensorType::Q5_1: return DotQ5_1;
     case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q2_K: return DotQ2_K;
+    case TensorType::Q3_K: return DotQ3_K;
     case TensorType::Q4_K: return DotQ4_K;
     case TensorType::Q5_K: return DotQ5_K;
     case TensorType::Q6_K: return DotQ6_K;
