@@ -10,5 +10,6 @@ int RunGenerate(int argc, char** argv);
 int RunTokenize(int argc, char** argv);
 int RunPull(int argc, char** argv);
 int RunChat(int argc, char** argv);
+int RunCompile(int argc, char** argv);
 
 }  // namespace uaii::cli

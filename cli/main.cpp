@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"tokenize", uaii::cli::RunTokenize, "encode text to token ids or decode ids to text"},
     {"chat", uaii::cli::RunChat, "chat with a model: interactive turns, or one scripted turn as JSON blocks"},
     {"pull", uaii::cli::RunPull, "download a Hugging Face model (or --dry-run: will it fit?)"},
+    {"compile", uaii::cli::RunCompile, "write a model's graph as .uaii / .uaii.json; --plan prints the plan"},
 };
 
 int Usage(FILE* out) {

@@ -152,72 +152,36 @@ absl::StatusOr<Shapes> OutputRows(const Op& op, const In& in) {
   return Shapes{{kDimRows, (*in[0])[1]}};
 }
 
-absl::StatusOr<Shapes> MatMul(const Op& op, const In& in) {
-  const Shape &x = *in[0], &w = *in[1];
-  if (auto s = NeedRank(op, w, 2, "weight"); !s.ok()) return s;
-  if (x.empty() || x.back() != w[1])
-    return Mismatch(op, absl::StrCat("x ", ShapeString(x), " times weight ", ShapeString(w),
-                                     " [out,in]: inner dims differ"));
-  Shape y = x;
-  y.back() = w[0];
-  return Shapes{y};
-}
-
-// Element count as (concrete product, multiset of symbolic dims).
-std::pair<int64_t, std::vector<int64_t>> Count(const Shape& s) {
-  int64_t n = 1;
-  std::vector<int64_t> sym;
-  for (int64_t d : s) {
-    if (d < 0) sym.push_back(d);
-    else n *= d;
+// Planner fusion (lib/planner/fusion.cpp): rms_norm(x, norm_w) feeding matmuls by
+// W1..Wn. Outputs one [...,N_i] per weight, or with `act` (swiglu / geglu, exactly
+// two weights: gate, up) the single act(gate) * up.
+absl::StatusOr<Shapes> NormLinear(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  if (x.empty()) return Mismatch(op, "input is a scalar");
+  if (in[1]->size() != 1 || (*in[1])[0] != x.back())
+    return Mismatch(op, absl::StrCat("norm weight ", ShapeString(*in[1]), " does not match last dim of ",
+                                     ShapeString(x)));
+  Shapes out;
+  for (size_t k = 2; k < in.size() && in[k]; ++k) {
+    const Shape& w = *in[k];
+    if (auto s = NeedRank(op, w, 2, absl::StrCat("weight ", k - 1)); !s.ok()) return s;
+    if (w[1] != x.back())
+      return Mismatch(op, absl::StrCat("x ", ShapeString(x), " times weight ", k - 1, " ", ShapeString(w),
+                                       " [out,in]: inner dims differ"));
+    Shape y = x;
+    y.back() = w[0];
+    out.push_back(y);
   }
-  std::sort(sym.begin(), sym.end());
-  return {n, sym};
-}
-
-absl::StatusOr<Shapes> Reshape(const Op& op, const In& in) {
-  Shape to = op.Ints("shape");
-  if (Count(to) != Count(*in[0]))
-    return Mismatch(op, absl::StrCat("cannot reshape ", ShapeString(*in[0]), " to ", ShapeString(to)));
-  return Shapes{to};
-}
-
-absl::StatusOr<Shapes> Rope(const Op& op, const In& in) {
-  const Shape &x = *in[0], &pos = *in[1];
-  if (auto s = NeedRank(op, x, 3, "x [T,heads,dim]"); !s.ok()) return s;
-  if (auto s = NeedRank(op, pos, 1, "positions"); !s.ok()) return s;
-  if (pos[0] != x[0]) return Mismatch(op, "positions and x disagree on T");
-  int64_t n_dims = op.Int("n_dims");
-  if (n_dims <= 0 || n_dims > x[2] || n_dims % 2)
-    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (rope): n_dims ",
-                                                   n_dims, " must be even and in (0, ", x[2], "]"));
-  std::string mode = op.Str("mode");
-  if (mode != "norm" && mode != "neox")
-    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
-                                                   "' (rope): mode '", mode, "' is not norm or neox"));
-  if (in[2] && (in[2]->size() != 1 || (*in[2])[0] != n_dims / 2))
-    return Mismatch(op, absl::StrCat("freq_factors ", ShapeString(*in[2]), " expected [", n_dims / 2, "]"));
-  return Shapes{x};
-}
-
-absl::StatusOr<Shapes> Attention(const Op& op, const In& in) {
-  const Shape &q = *in[0], &k = *in[1], &v = *in[2];
-  for (auto [s, n] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
-    if (auto st = NeedRank(op, *s, 3, n); !st.ok()) return st;
-  if (q[0] != k[0] || k[0] != v[0]) return Mismatch(op, "q, k, v disagree on T");
-  if (q[2] != k[2]) return Mismatch(op, "q and k head dims differ");
-  if (k[1] != v[1]) return Mismatch(op, "k and v head counts differ");
-  if (k[1] <= 0 || q[1] % k[1])
-    return Mismatch(op, absl::StrCat("query heads ", q[1], " not a multiple of kv heads ", k[1]));
-  if (op.Int("layer", -1) < 0 || op.Int("window", 0) < 0)
-    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
-                                                   "' (attention): layer and window must be >= 0"));
-  return Shapes{{q[0], q[1] * v[2]}};
-}
-
-absl::StatusOr<Shapes> OutputRows(const Op& op, const In& in) {
-  if (auto s = NeedRank(op, *in[0], 2, "x"); !s.ok()) return s;
-  return Shapes{{kDimRows, (*in[0])[1]}};
+  if (op.Has("act")) {
+    std::string act = op.Str("act");
+    if (act != "swiglu" && act != "geglu")
+      return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (norm_linear): act '", act,
+                                                     "' is not swiglu or geglu"));
+    if (out.size() != 2 || out[0] != out[1])
+      return Mismatch(op, "act needs exactly two weights (gate, up) of the same shape");
+    out.resize(1);
+  }
+  return out;
 }
 
 const std::vector<OpSchema>& Table() {
@@ -249,6 +213,8 @@ const std::vector<OpSchema>& Table() {
                                     {"window", K::kInt, false}, {"softcap", K::kFloat, false}},
                                                                                    Attention},
       {"output_rows",  1,  1,  1,  {},                                             OutputRows},
+      {"norm_linear",  3,  10, -8, {{"eps", K::kFloat, true}, {"act", K::kString, false}},
+                                                                                   NormLinear},
   };
   return kOps;
 }

@@ -27,7 +27,7 @@ struct OpSchema {
   std::string_view type;
   int min_inputs;
   int max_inputs;
-  int num_outputs;
+  int num_outputs;  // < 0: 1 .. -num_outputs (variadic; the shape rule fixes the count)
   std::vector<AttrSpec> attrs;
   ShapeFn infer;
 };

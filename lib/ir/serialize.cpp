@@ -1,6 +1,14 @@
 #include "ir/serialize.h"
 
+#include <charconv>
+#include <cstdio>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "flatbuffers/idl.h"
 #include "uaii_ir_generated.h"
 
@@ -37,8 +45,9 @@ std::vector<std::string> StrVec(const flatbuffers::Vector<Offset<flatbuffers::St
 
 absl::StatusOr<Graph> Unpack(const fb::Model* m) {
   const fb::Graph* fg = m->graph();
-  if (m->format_version() != 1)
-    return absl::InvalidArgumentError(absl::StrCat("uaii IR: unsupported format_version ", m->format_version()));
+  if (m->format_version() != kFormatVersion)
+    return absl::InvalidArgumentError(absl::StrCat("uaii IR: unsupported format_version ", m->format_version(),
+                                                   " (this build reads ", kFormatVersion, ")"));
   Graph g;
   g.name = Str(fg->name());
   if (fg->tensors())
@@ -105,7 +114,7 @@ std::string Pack(const Graph& g) {
   for (const auto& [k, v] : g.metadata) meta.push_back(fb::CreateKeyValue(b, b.CreateString(k), b.CreateString(v)));
   auto graph = fb::CreateGraph(b, b.CreateString(g.name), b.CreateVector(tensors), b.CreateVector(ops),
                                Strings(b, g.inputs), Strings(b, g.outputs), b.CreateVector(meta));
-  b.Finish(fb::CreateModel(b, 1, graph), fb::ModelIdentifier());
+  b.Finish(fb::CreateModel(b, kFormatVersion, graph), fb::ModelIdentifier());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
 
@@ -126,12 +135,44 @@ absl::StatusOr<std::unique_ptr<flatbuffers::Parser>> SchemaParser() {
 absl::StatusOr<std::string> ToBinary(const Graph& g) { return Pack(g); }
 
 absl::StatusOr<Graph> FromBinary(std::string_view bytes) {
+  // The Verifier checks alignment; a misaligned slice is copied to the heap (16-aligned).
+  std::string aligned;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 != 0) {
+    aligned.assign(bytes);
+    bytes = aligned;
+  }
   auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   if (bytes.size() < 8 || !fb::ModelBufferHasIdentifier(data))
     return absl::InvalidArgumentError("uaii IR: not a .uaii buffer (missing UAIR identifier)");
   flatbuffers::Verifier v(data, bytes.size());
   if (!fb::VerifyModelBuffer(v)) return absl::InvalidArgumentError("uaii IR: buffer fails FlatBuffers verification");
   return Unpack(fb::GetModel(data));
+}
+
+// FlatBuffers prints doubles in fixed notation with 12 decimals, which loses small
+// values (1e-20 prints as 0). Attr.f is the only double in the schema: each printed
+// `"f": NUMBER` is replaced, in order, by the shortest text that reads back to the
+// same double (std::to_chars), so JSON round trips are exact.
+static std::string ExactFloats(const Graph& g, std::string json) {
+  std::vector<double> fs;
+  for (const auto& op : g.ops)
+    for (const auto& [k, v] : op.attrs)  // Pack's order (std::map)
+      if (auto* d = std::get_if<double>(&v); d && *d != 0) fs.push_back(*d);
+  const std::string key = "\"f\": ";
+  std::string out;
+  size_t at = 0, i = 0;
+  for (size_t pos; (pos = json.find(key, at)) != std::string::npos; ++i) {
+    if (i >= fs.size()) return json;  // not the layout expected: keep FlatBuffers' text
+    size_t num = pos + key.size(), end = json.find_first_of(",\n}", num);
+    if (end == std::string::npos) return json;
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof(buf), fs[i]);
+    out.append(json, at, num - at).append(buf, r.ptr);
+    at = end;
+  }
+  if (i != fs.size()) return json;
+  out.append(json, at, std::string::npos);
+  return out;
 }
 
 absl::StatusOr<std::string> ToJson(const Graph& g) {
@@ -141,7 +182,7 @@ absl::StatusOr<std::string> ToJson(const Graph& g) {
   std::string out;
   if (!flatbuffers::GenerateText(**p, bin.data(), &out))
     return absl::InternalError("uaii IR: FlatBuffers could not render JSON");
-  return out;
+  return ExactFloats(g, std::move(out));
 }
 
 absl::StatusOr<Graph> FromJson(std::string_view json) {
@@ -152,6 +193,41 @@ absl::StatusOr<Graph> FromJson(std::string_view json) {
     return absl::InvalidArgumentError(absl::StrCat("uaii IR JSON: ", (*p)->error_));
   const auto& b = (*p)->builder_;
   return FromBinary(std::string_view(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize()));
+}
+
+bool IsGraphPath(std::string_view path) {
+  std::string p(path);
+  return absl::EndsWith(p, ".uaii") || absl::EndsWith(p, ".uaii.json");
+}
+
+absl::StatusOr<Graph> ReadGraphFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open graph file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  auto g = absl::EndsWith(path, ".uaii.json") ? FromJson(bytes) : FromBinary(bytes);
+  if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat(path, ": ", g.status().message()));
+  return g;
+}
+
+absl::Status WriteGraphFile(const Graph& g, const std::string& path) {
+  auto bytes = absl::EndsWith(path, ".uaii.json") ? ToJson(g) : ToBinary(g);
+  if (!bytes.ok()) return bytes.status();
+  std::string tmp = absl::StrCat(path, ".tmp", static_cast<long long>(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write graph file"));
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!out) return absl::DataLossError(absl::StrCat(tmp, ": write failed"));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot rename the written file into place"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace uaii::ir

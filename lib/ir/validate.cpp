@@ -27,10 +27,14 @@ bool KindMatches(const AttrValue& v, AttrKind k) {
 
 absl::Status CheckOpSignature(const Op& op, size_t i, const OpSchema& s) {
   int n_in = static_cast<int>(op.inputs.size());
-  if (n_in < s.min_inputs || n_in > s.max_inputs || static_cast<int>(op.outputs.size()) != s.num_outputs)
+  const int n_out = static_cast<int>(op.outputs.size());
+  // num_outputs < 0: between 1 and -num_outputs outputs (the shape rule checks the count).
+  const bool out_ok = s.num_outputs >= 0 ? n_out == s.num_outputs : n_out >= 1 && n_out <= -s.num_outputs;
+  if (n_in < s.min_inputs || n_in > s.max_inputs || !out_ok)
     return absl::InvalidArgumentError(absl::StrCat(
         "bad arity: ", OpLabel(op, i), " has ", n_in, " inputs and ", op.outputs.size(),
-        " outputs; expects ", s.min_inputs, "..", s.max_inputs, " inputs and ", s.num_outputs, " outputs"));
+        " outputs; expects ", s.min_inputs, "..", s.max_inputs, " inputs and ",
+        s.num_outputs >= 0 ? absl::StrCat(s.num_outputs) : absl::StrCat("1..", -s.num_outputs), " outputs"));
   for (int k = 0; k < s.min_inputs; ++k)
     if (op.inputs[k].empty())
       return absl::InvalidArgumentError(
@@ -65,6 +69,13 @@ absl::StatusOr<std::vector<size_t>> Validate(const Graph& g) {
     if (t.name.empty()) return absl::InvalidArgumentError("dangling tensor: a tensor has no name");
     if (!declared.emplace(t.name, &t).second)
       return absl::InvalidArgumentError(absl::StrCat("duplicate tensor: '", t.name, "' declared twice"));
+    if (!FindTensorType(static_cast<uint32_t>(t.dtype)))
+      return absl::InvalidArgumentError(absl::StrCat("bad tensor: '", t.name, "' has unknown dtype id ",
+                                                     static_cast<uint32_t>(t.dtype)));
+    for (int64_t d : t.shape)
+      if (d == 0 || d < kDimRows || d > (int64_t{1} << 40))
+        return absl::InvalidArgumentError(absl::StrCat("bad tensor: '", t.name, "' has dimension ", d, " in ",
+                                                       ShapeString(t.shape), " (sizes are positive, or -1 = T, -2 = R)"));
   }
   // Sources: graph inputs and weights. Everything else must have exactly one producer.
   absl::flat_hash_map<std::string, size_t> producer;
@@ -153,6 +164,9 @@ absl::StatusOr<std::vector<size_t>> Validate(const Graph& g) {
       std::string msg(shapes.status().message());
       return absl::InvalidArgumentError(msg);
     }
+    if (shapes->size() != op.outputs.size())
+      return absl::InvalidArgumentError(absl::StrCat("bad arity: ", OpLabel(op, i), " has ", op.outputs.size(),
+                                                     " outputs; its operands give ", shapes->size()));
     for (size_t k = 0; k < op.outputs.size(); ++k) {
       const Tensor& t = *declared[op.outputs[k]];
       if (t.shape != (*shapes)[k])

@@ -13,7 +13,8 @@ namespace uaii::runtime {
 
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
-  kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused
+  kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused,
+  kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
 
 struct Executor::Step {
@@ -29,6 +30,8 @@ struct Executor::Step {
   RopeYarn yarn;
   AttentionParams attn;
   std::vector<int> release;  // slots whose last use is this step
+  std::vector<int> outs;     // every output slot (outs[0] == out)
+  int act = 0;               // norm_linear: 0 none, 1 swiglu, 2 geglu
 };
 
 Executor::~Executor() = default;
@@ -42,7 +45,8 @@ const std::map<std::string, Kind>& Kinds() {
       {"softcap", Kind::kSoftcap}, {"silu", Kind::kSilu},        {"gelu", Kind::kGelu},
       {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
       {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
-      {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused}};
+      {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused},
+      {"norm_linear", Kind::kNormLinear}};
   return k;
 }
 
@@ -95,10 +99,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
     s.name = op.name;
     for (const auto& n : op.inputs) s.in.push_back(n.empty() ? -1 : slot[n]);
     s.out = slot[op.outputs[0]];
+    for (const auto& n : op.outputs) s.outs.push_back(slot[n]);
     // Weights read element-wise must be f32; matmul/embed weights may be packed.
     for (size_t k = 0; k < s.in.size(); ++k) {
       const BoundWeight* w = s.in[k] >= 0 ? ex->weight_[s.in[k]] : nullptr;
-      const bool packed_ok = (s.kind == Kind::kMatMul && k == 1) || (s.kind == Kind::kEmbed && k == 0);
+      const bool packed_ok = (s.kind == Kind::kMatMul && k == 1) || (s.kind == Kind::kEmbed && k == 0) ||
+                             (s.kind == Kind::kNormLinear && k >= 2);
       if (w && !packed_ok && w->type != TensorType::F32)
         return absl::UnimplementedError(StrCat("op '", op.name, "' reads weight ", op.inputs[k], " as ",
                                                TensorTypeName(static_cast<uint32_t>(w->type)),
@@ -114,6 +120,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         s.size = op.Int("size");
         break;
       case Kind::kScale: s.f = static_cast<float>(op.Float("scale")); break;
+      case Kind::kNormLinear:
+        s.f = static_cast<float>(op.Float("eps"));
+        s.act = op.Str("act") == "swiglu" ? 1 : op.Str("act") == "geglu" ? 2 : 0;
+        break;
       case Kind::kSoftcap: s.f = static_cast<float>(op.Float("cap")); break;
       case Kind::kRope:
         s.f = static_cast<float>(op.Float("freq_base"));
@@ -239,6 +249,27 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       case Kind::kGelu: {
         const float* a = F(s.in[0]);
         for (int64_t i = 0; i < n; ++i) y[i] = GeluF16Table(a[i]);
+        break;
+      }
+      case Kind::kNormLinear: {
+        // The same calls, in the same order, as rms_norm -> matmul(s) [-> swiglu/geglu],
+        // so results are bit-identical; the normalized rows and the gate/up pair live
+        // only inside this step (see docs/ir.md, "Planner fusions").
+        const int64_t c = shapes_[s.in[0]].back();
+        const int64_t rows_n = numel(s.in[0]) / c;
+        std::vector<float> h(static_cast<size_t>(rows_n * c));
+        RmsNorm(F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h.data());
+        if (s.act) {
+          std::vector<float> up(static_cast<size_t>(n));
+          st = Linear(*weight_[s.in[2]], h.data(), rows_n, y, pool);  // gate, written over by the activation
+          if (st.ok()) st = Linear(*weight_[s.in[3]], h.data(), rows_n, up.data(), pool);
+          if (st.ok()) (s.act == 1 ? Swiglu : Geglu)(y, up.data(), n, y);  // element-wise: y may alias gate
+          break;
+        }
+        for (size_t k = 0; k < s.outs.size() && st.ok(); ++k) {
+          if (k > 0) buf[s.outs[k]] = std::make_shared<std::vector<float>>(numel(s.outs[k]));
+          st = Linear(*weight_[s.in[2 + k]], h.data(), rows_n, buf[s.outs[k]]->data(), pool);
+        }
         break;
       }
       case Kind::kSwiglu: Swiglu(F(s.in[0]), F(s.in[1]), n, y); break;

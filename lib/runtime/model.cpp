@@ -3,6 +3,9 @@
 #include "ir/serialize.h"
 #include "loaders/hf_loader.h"
 #include "models/families.h"
+#include "planner/content_hash.h"
+#include "planner/plan_cache.h"
+#include "runtime/graph_model.h"
 #include "runtime/model_impl.h"
 #include "util/str_cat.h"
 
@@ -18,6 +21,7 @@ bool Model::IsEndOfGeneration(TokenId id) const { return impl_->tokenizer->IsEnd
 absl::StatusOr<std::string> Model::GraphJson() const { return ir::ToJson(impl_->graph); }
 
 absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
+  if (ir::IsGraphPath(path)) return runtime::LoadGraphModel(path);  // .uaii / .uaii.json (graph_model.h)
   if (hf::IsHfDirectory(path)) return runtime::LoadHfDirectory(path);
   auto impl = std::make_unique<Impl>();
   auto file = gguf::File::Open(path);
@@ -28,7 +32,11 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   impl->spec = std::move(*spec);
   auto graph = models::BuildGraph(impl->spec);
   if (!graph.ok()) return graph.status();
-  impl->graph = std::move(*graph);
+  // Fusions and memory plan, or the cached plan of this file + options (lib/planner).
+  auto plan = planner::PlanWithCache(*graph, planner::GgufContentHash(*impl->file), planner::PlanOptions{},
+                                     planner::DefaultPlanCacheDir());
+  if (!plan.ok()) return plan.status();
+  impl->graph = std::move(plan->graph);
   auto weights = runtime::WeightSet::Bind(impl->graph, {{path, impl->file}});
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);

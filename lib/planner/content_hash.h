@@ -1,0 +1,19 @@
+// Content hashes for the plan cache (SHA-256 through OpenSSL's libcrypto, lowercase hex).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "formats/gguf_file.h"
+
+namespace uaii::planner {
+
+std::string Sha256Hex(std::string_view bytes);
+
+// A GGUF model's identity without reading its weights: the header, every metadata
+// key/value and the tensor table (names, types, shapes, offsets) — the bytes before
+// the data section. Two files that differ there get different hashes; a change to
+// weight bytes alone does not (the plan depends only on what is hashed).
+std::string GgufContentHash(const gguf::File& f);
+
+}  // namespace uaii::planner

@@ -1,0 +1,71 @@
+#include "runtime/graph_model.h"
+
+#include <charconv>
+#include <filesystem>
+
+#include "ir/serialize.h"
+#include "planner/content_hash.h"
+#include "planner/plan_cache.h"
+#include "runtime/model_impl.h"
+#include "util/str_cat.h"
+
+namespace uaii::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Resolve(const fs::path& base, const std::string& p) {
+  fs::path q(p);
+  return q.is_absolute() ? q.string() : (base / q).lexically_normal().string();
+}
+
+int64_t MetaInt(const ir::Graph& g, std::string_view key) {
+  std::string_view v = g.Meta(key);
+  int64_t out = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+  return r.ec == std::errc() ? out : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& path) {
+  auto graph = ir::ReadGraphFile(path);
+  if (!graph.ok()) return graph.status();
+  const fs::path base = fs::absolute(fs::path(path)).parent_path();
+  for (auto& t : graph->tensors)
+    if (t.weight) t.weight->file = Resolve(base, t.weight->file);
+  const std::string tok_meta(graph->Meta("tokenizer.gguf"));
+  if (tok_meta.empty())
+    return absl::InvalidArgumentError(StrCat(path, ": graph metadata lacks \"tokenizer.gguf\" (the GGUF file to ",
+                                             "read the vocabulary and end-of-generation ids from)"));
+  auto impl = std::make_unique<Model::Impl>();
+  const std::string tok_path = Resolve(base, tok_meta);
+  auto file = gguf::File::Open(tok_path);
+  if (!file.ok())
+    return absl::Status(file.status().code(), StrCat(path, ": tokenizer.gguf: ", std::string(file.status().message())));
+  impl->file = std::shared_ptr<const gguf::File>(std::move(*file));
+
+  // The graph's own identity is its content (hashed inside PlanKey).
+  auto plan = planner::PlanWithCache(*graph, "graph-file", planner::PlanOptions{}, planner::DefaultPlanCacheDir());
+  if (!plan.ok()) return absl::Status(plan.status().code(), StrCat(path, ": ", std::string(plan.status().message())));
+  impl->graph = std::move(plan->graph);
+  auto weights = WeightSet::Bind(impl->graph, {{tok_path, impl->file}});
+  if (!weights.ok()) return weights.status();
+  impl->weights = std::move(*weights);
+  auto ex = Executor::Create(impl->graph, *impl->weights);
+  if (!ex.ok()) return absl::Status(ex.status().code(), StrCat(path, ": ", std::string(ex.status().message())));
+  impl->executor = std::move(*ex);
+  auto tok = Tokenizer::FromGguf(*impl->file);
+  if (!tok.ok()) return tok.status();
+  impl->tokenizer = std::move(*tok);
+  if (impl->tokenizer->end_of_generation_ids().empty())
+    return absl::InvalidArgumentError(StrCat(tok_path, " (tokenizer of ", path,
+                                             "): the vocabulary has no end-of-generation token"));
+  const ir::Graph& g = impl->graph;
+  impl->info = ModelInfo{path, std::string(g.Meta("architecture")), std::string(g.Meta("name")),
+                         impl->executor->n_outputs_per_row(), MetaInt(g, "n_embd"),
+                         static_cast<int64_t>(impl->executor->kv_layers().size()), MetaInt(g, "context_length")};
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+}  // namespace uaii::runtime
