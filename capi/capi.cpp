@@ -12,6 +12,8 @@
 #include "generation/generator.h"
 #include "generation/process_stats.h"
 #include "loaders/gguf_summary.h"
+#include "loaders/hf_loader.h"
+#include "loaders/hf_summary.h"
 #include "loaders/model_locator.h"
 #include "util/json_writer.h"
 #include "util/str_cat.h"
@@ -169,6 +171,12 @@ void uaii_model_destroy(uaii_model* model) { delete model; }
 uaii_status uaii_model_inspect_json(const uaii_model* model, char** out_json) {
   UAII_CAPI_BODY({
     UAII_REQUIRE_ARG(model != nullptr && out_json != nullptr, "model or out_json is NULL");
+    if (uaii::hf::IsHfDirectory(model->model->info().path)) {  // what `uaii inspect DIR --json` prints
+      auto hf_model = uaii::hf::LoadHfModel(model->model->info().path);
+      if (!hf_model.ok()) return FromModelStatus(hf_model.status());
+      *out_json = NewString(uaii::hf::SummaryJson(*hf_model));
+      return UAII_OK;
+    }
     auto file = uaii::gguf::File::Open(model->model->info().path);
     if (!file.ok()) return FromModelStatus(file.status());
     auto summary = uaii::SummarizeGguf(**file);

@@ -13,8 +13,10 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
   auto loaded = hf::LoadHfModel(dir);
   if (!loaded.ok()) return loaded.status();
   auto m = std::make_shared<hf::HfModel>(std::move(*loaded));
+  // Known layouts the runtime cannot run (gpt-oss) are "unsupported" to callers (the
+  // C ABI's UAII_ERR_UNSUPPORTED), not a state error.
   if (auto st = hf::CheckRunnable(*m); !st.ok())
-    return absl::Status(st.code(), StrCat(dir, ": ", std::string(st.message())));
+    return absl::UnimplementedError(StrCat(dir, ": ", std::string(st.message())));
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
   auto impl = std::make_unique<Model::Impl>();

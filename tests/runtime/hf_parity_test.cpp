@@ -4,7 +4,8 @@
 //
 // Per family: the golden's token sequence is evaluated (1) in one prefill, all rows'
 // logits compared with the golden, and (2) in chunks (13 tokens, 3 single-token
-// decodes, the rest), whose rows must be bit-identical to (1) (prefill is row-exact).
+// decodes, the rest), whose rows must be bit-identical to (1) (prefill is row-exact),
+// also under the laptop memory preset (weights served by the storage engine).
 // Tolerance: max |uaii - transformers| over every logit <= tol * rms(golden logits).
 // uaii differs from transformers' f32 math by design: the KV cache and the attention
 // weights are f16 (llama.cpp's CPU path), activations meet BF16 weights as BF16, and
@@ -33,7 +34,8 @@ struct Family {
 
 // One row per tiny model; adding a family = a row in the fixture script, a golden, a row here.
 constexpr Family kFamilies[] = {
-    {"llama_f32", 0.01},       {"llama_bf16_sharded", 0.03}, {"mistral_f32", 0.01},
+    {"llama_f32", 0.01},       {"llama_bf16_sharded", 0.03}, {"llama3_rope_f32", 0.01},
+    {"mistral_f32", 0.01},
     {"qwen2_bf16", 0.03},      {"qwen3_f32_sharded", 0.01},  {"gemma_f32", 0.01},
     {"gemma2_f32", 0.01},      {"gemma3_bf16", 0.03},        {"gemma3_f32", 0.01},
     {"phi3_f32", 0.01},        {"gpt2_f32", 0.01},           {"gpt2_bf16_sharded", 0.03},
@@ -61,9 +63,11 @@ Golden ReadGolden(const std::string& name) {
   return g;
 }
 
-std::vector<float> EvalChunked(const std::shared_ptr<const Model>& model, const std::vector<TokenId>& tokens) {
+std::vector<float> EvalChunked(const std::shared_ptr<const Model>& model, const std::vector<TokenId>& tokens,
+                               const std::string& preset) {
   SessionOptions o;
   o.threads = 2;
+  o.preset = preset;
   auto s = Session::Create(model, o);
   REQUIRE(s.ok());
   std::vector<float> all;
@@ -110,11 +114,15 @@ TEST_CASE("HF directories match transformers float32 logits, whole and chunked p
       std::printf("hf_parity %-20s max|diff| %.3g  rms %.3g  ratio %.2e (tol %.0e)  argmax %d/%lld\n", f.name,
                   max_diff, rms, max_diff / rms, f.tol, argmax_same, static_cast<long long>(T));
       CHECK(max_diff <= f.tol * rms);
-      auto chunked = EvalChunked(*model, g.tokens);
-      REQUIRE(chunked.size() == whole->size());
-      size_t differ = 0;
-      for (size_t i = 0; i < chunked.size(); ++i) differ += chunked[i] != (*whole)[i];
-      CHECK(differ == 0);
+      // Chunked, then chunked under the laptop preset (weights through the storage engine).
+      for (const char* preset : {"none", "laptop"}) {
+        INFO("preset " << preset);
+        auto chunked = EvalChunked(*model, g.tokens, preset);
+        REQUIRE(chunked.size() == whole->size());
+        size_t differ = 0;
+        for (size_t i = 0; i < chunked.size(); ++i) differ += chunked[i] != (*whole)[i];
+        CHECK(differ == 0);
+      }
     }
   }
 }
