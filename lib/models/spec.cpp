@@ -1,6 +1,7 @@
 #include "models/spec.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "util/str_cat.h"
 
@@ -84,7 +85,21 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
       auto factor = f.GetFloat(a + "rope.scaling.factor");
       if (!factor.ok()) return factor.status();
       if (*factor > 0) s.rope_freq_scale = 1.0 / *factor;
-      if (*type == "yarn") s.yarn_ext_factor = 1.0;
+      if (*type == "yarn" && *factor > 0) {
+        // As llama.cpp's llama_context: ggml multiplies cos/sin by 1 + 0.1 ln(factor)
+        // itself; with rope.scaling.yarn_log_multiplier m the net scale becomes
+        // mscale(factor, 1) / mscale(factor, m), mscale(s, m) = s <= 1 ? 1 : 1 + 0.1 m ln s.
+        s.yarn_ext_factor = 1.0;
+        auto log_mul = OptFloat(f, a + "rope.scaling.yarn_log_multiplier", 0.0);
+        if (!log_mul.ok()) return log_mul.status();
+        if (*log_mul != 0 && *factor > 1) {
+          const float fs = static_cast<float>(*factor), m = static_cast<float>(*log_mul);
+          const float base = 1.0f + 0.1f * std::log(fs);
+          float af = base / (0.1f * m * std::log(fs) + 1.0f);
+          af *= 1.0f / base;
+          s.yarn_attn_factor *= af;
+        }
+      }
     } else if (*type != "none" && *type != "longrope") {
       return absl::UnimplementedError(StrCat(f.path(), ": GGUF metadata ", a, "rope.scaling.type = '",
                                              std::string(*type), "' is not supported yet"));
