@@ -340,20 +340,24 @@ absl::StatusOr<ir::Graph> HfBuild::Run() {
   b_.Meta("source", "huggingface");
   auto g = b_.Finish({"logits"});
   if (!g.ok()) return g.status();
-  // Weight references name the HF tensor and how the view reads it.
+  // Weight references keep the graph's GGUF-style name (the storage planner reads the
+  // layer and role from it) with the HF file and offset; graph metadata
+  // "hf_tensor:<name>" says which HF tensor the view reads and how.
   for (auto& t : g->tensors) {
     auto it = out_.views.find(t.name);
     if (!t.weight || it == out_.views.end()) continue;
     const HfWeightView& v = it->second;
     if (!v.src) {
-      t.weight = ir::TensorRef{m_.dir, StrCat("(computed ", t.name, ")"), 0, 0};
+      t.weight = ir::TensorRef{"", t.name, 0, 0};
+      g->metadata.emplace_back("hf_tensor:" + t.name, "(computed from config.json rope_scaling)");
       continue;
     }
     std::string how;
     if (v.plus_one) how += " (1 + w)";
     if (v.transpose) how += " (transposed)";
     if (v.rows >= 0) how += StrCat(" rows [", v.row_begin, ", ", v.row_begin + v.rows, ")");
-    t.weight = ir::TensorRef{v.src->file, v.src->name + how, v.src->offset, v.src->bytes};
+    t.weight = ir::TensorRef{v.src->file, t.name, v.src->offset, v.src->bytes};
+    g->metadata.emplace_back("hf_tensor:" + t.name, v.src->name + how);
   }
   return g;
 }

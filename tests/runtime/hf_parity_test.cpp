@@ -5,7 +5,7 @@
 // Per family: the golden's token sequence is evaluated (1) in one prefill, all rows'
 // logits compared with the golden, and (2) in chunks (13 tokens, 3 single-token
 // decodes, the rest), whose rows must be bit-identical to (1) (prefill is row-exact),
-// also under the laptop memory preset (weights served by the storage engine).
+// also under the phone memory preset (weights streamed by the storage engine).
 // Tolerance: max |uaii - transformers| over every logit <= tol * rms(golden logits).
 // uaii differs from transformers' f32 math by design: the KV cache and the attention
 // weights are f16 (llama.cpp's CPU path), activations meet BF16 weights as BF16, and
@@ -114,8 +114,9 @@ TEST_CASE("HF directories match transformers float32 logits, whole and chunked p
       std::printf("hf_parity %-20s max|diff| %.3g  rms %.3g  ratio %.2e (tol %.0e)  argmax %d/%lld\n", f.name,
                   max_diff, rms, max_diff / rms, f.tol, argmax_same, static_cast<long long>(T));
       CHECK(max_diff <= f.tol * rms);
-      // Chunked, then chunked under the laptop preset (weights through the storage engine).
-      for (const char* preset : {"none", "laptop"}) {
+      // Chunked, then chunked under the phone preset (matmul weights streamed from the
+      // safetensors files in row slices by the storage engine).
+      for (const char* preset : {"none", "phone"}) {
         INFO("preset " << preset);
         auto chunked = EvalChunked(*model, g.tokens, preset);
         REQUIRE(chunked.size() == whole->size());
