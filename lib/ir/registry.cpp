@@ -127,6 +127,10 @@ absl::StatusOr<Shapes> Rope(const Op& op, const In& in) {
   if (mode != "norm" && mode != "neox")
     return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
                                                    "' (rope): mode '", mode, "' is not norm or neox"));
+  // LongRoPE: input 3 holds the long factors, used when the context exceeds
+  // `long_factors_ctx` (input 2 then holds the short ones).
+  if (in.size() > 3 && in[3] && (in[3]->size() != 1 || (*in[3])[0] != n_dims / 2))
+    return Mismatch(op, absl::StrCat("long freq_factors ", ShapeString(*in[3]), " expected [", n_dims / 2, "]"));
   if (in[2] && (in[2]->size() != 1 || (*in[2])[0] != n_dims / 2))
     return Mismatch(op, absl::StrCat("freq_factors ", ShapeString(*in[2]), " expected [", n_dims / 2, "]"));
   return Shapes{x};
@@ -203,11 +207,11 @@ const std::vector<OpSchema>& Table() {
       {"swiglu",       2,  2,  1,  {},                                             Gated},
       {"geglu",        2,  2,  1,  {},                                             Gated},
       {"reshape",      1,  1,  1,  {{"shape", K::kInts, true}},                    Reshape},
-      {"rope",         2,  3,  1,  {{"mode", K::kString, true}, {"n_dims", K::kInt, true},
+      {"rope",         2,  4,  1,  {{"mode", K::kString, true}, {"n_dims", K::kInt, true},
                                     {"freq_base", K::kFloat, true}, {"freq_scale", K::kFloat, false},
                                     {"ext_factor", K::kFloat, false}, {"attn_factor", K::kFloat, false},
                                     {"beta_fast", K::kFloat, false}, {"beta_slow", K::kFloat, false},
-                                    {"n_ctx_orig", K::kInt, false}},
+                                    {"n_ctx_orig", K::kInt, false}, {"long_factors_ctx", K::kInt, false}},
                                                                                    Rope},
       {"attention",    3,  3,  1,  {{"layer", K::kInt, true}, {"scale", K::kFloat, true},
                                     {"window", K::kInt, false}, {"softcap", K::kFloat, false}},

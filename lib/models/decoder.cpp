@@ -101,8 +101,17 @@ class Decoder {
       auto rope = RopeAttrs(s_, c_.rope_mode, s_.rope_freq_base, s_.rope_freq_scale, /*yarn=*/true);
       std::string factors =
           b_.OptionalWeight(c_.rope_factors.empty() ? "rope_freqs.weight" : c_.rope_factors, {s_.n_rot / 2});
-      q = b_.Op("rope", {q, positions_, factors}, P(il, "q_rope"), rope);
-      k = b_.Op("rope", {k, positions_, factors}, P(il, "k_rope"), rope);
+      std::vector<std::string> in = {q, positions_, factors};
+      if (!c_.rope_long_factors.empty()) {
+        std::string lf = b_.OptionalWeight(c_.rope_long_factors, {s_.n_rot / 2});
+        if (!lf.empty()) {
+          in.push_back(lf);
+          rope["long_factors_ctx"] = c_.long_factors_ctx;
+        }
+      }
+      q = b_.Op("rope", in, P(il, "q_rope"), rope);
+      in[0] = k;
+      k = b_.Op("rope", in, P(il, "k_rope"), rope);
     }
     if (c_.q_prescale != 0) q = b_.Op("scale", {q}, P(il, "q_scaled"), {{"scale", c_.q_prescale}});
     const double kq = c_.kq_scale != 0 ? c_.kq_scale : 1.0f / std::sqrt(static_cast<float>(s_.head_dim_k));

@@ -30,6 +30,8 @@ struct DecoderConfig {
   std::string rope_factors;        // optional per-frequency factor tensor ("" = rope_freqs.weight)
   double q_prescale = 0;           // Q *= this before attention, 0 = none
   double kq_scale = 0;             // softmax(kq_scale K.Q); 0 = 1/sqrtf(head_dim)
+  std::string rope_long_factors;   // LongRoPE: optional factors used when the session's context
+  int64_t long_factors_ctx = 0;    //   exceeds long_factors_ctx (rope_factors are the short ones)
   double attn_softcap = 0;         // cap * tanh(K.Q / cap) before the softmax
   QkNorm qk_norm = QkNorm::kNone;  // RMSNorm of Q and K per head, or over the whole projection
   bool pre_norms = true;           // attn_norm / ffn_norm before the blocks

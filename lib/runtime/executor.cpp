@@ -28,6 +28,7 @@ struct Executor::Step {
   bool neox = false;
   int64_t begin = 0, size = 0;  // slice columns
   RopeYarn yarn;
+  int64_t long_factors_ctx = 0;  // rope: long factors (input 3) when the context exceeds this
   AttentionParams attn;
   std::vector<int> release;  // slots whose last use is this step
   std::vector<int> outs;     // every output slot (outs[0] == out)
@@ -135,6 +136,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         s.yarn.beta_fast = static_cast<float>(op.Float("beta_fast", 32.0));
         s.yarn.beta_slow = static_cast<float>(op.Float("beta_slow", 1.0));
         s.yarn.n_ctx_orig = op.Int("n_ctx_orig", 0);
+        s.long_factors_ctx = op.Int("long_factors_ctx", 0);
         break;
       case Kind::kAttention: {
         const ir::Shape& q = ex->shapes_[s.in[0]];
@@ -279,6 +281,8 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         const ir::Shape& xs = shapes_[s.in[0]];
         std::memcpy(y, F(s.in[0]), n * sizeof(float));
         const float* factors = s.in.size() > 2 && s.in[2] >= 0 ? F(s.in[2]) : nullptr;
+        // LongRoPE picks its factors by the context, as llama.cpp's get_rope_factors.
+        if (s.in.size() > 3 && s.in[3] >= 0 && cache.n_ctx() > s.long_factors_ctx) factors = F(s.in[3]);
         Rope(y, positions, T, xs[1], xs[2], s.n_dims, s.f, s.f2, factors, s.neox, s.yarn);
         break;
       }

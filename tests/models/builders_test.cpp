@@ -185,6 +185,8 @@ TEST_CASE("models: family features reach the graph") {
     ir::Graph g = Build(Family("phi3-q5_0"));
     CHECK(FindOp(g, "blk.0.ffn_act")->type == "swiglu_fused");
     CHECK(FindOp(g, "blk.0.q_rope")->inputs[2] == "rope_factors_short.weight");
+    CHECK(FindOp(g, "blk.0.q_rope")->inputs[3] == "rope_factors_long.weight");
+    CHECK(FindOp(g, "blk.0.q_rope")->Int("long_factors_ctx") == 256);
   }
   {
     ir::Graph g = Build(Family("granite-q6_k"));
