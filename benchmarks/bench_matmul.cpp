@@ -2,8 +2,10 @@
 // (out x in), 1 and 2 threads, `batch` activation rows (1 = decode GEMV). Prints the
 // best call of the run (the machine is shared: the minimum is the least disturbed),
 // as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read.
-// Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar].
+// Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar]
+// [--shape OUTxIN].
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -43,6 +45,7 @@ std::vector<uint8_t> MakeWeights(TensorType t, int64_t out, int64_t in) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  long long shape_out = 0, shape_in = 0;
   int64_t batch = 1;
   std::string only;
   uaii::KernelImpl impl = uaii::KernelImpl::kAuto;
@@ -50,13 +53,15 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) std::sscanf(argv[++i], "%lldx%lld", &shape_out, &shape_in);
     else if (!std::strcmp(argv[i], "--impl") && i + 1 < argc) impl = std::strcmp(argv[++i], "scalar") ? impl : uaii::KernelImpl::kScalar;
   }
   const TensorType types[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16,
                               TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
                               TensorType::Q5_1, TensorType::Q8_0, TensorType::Q4_K,
                               TensorType::Q5_K, TensorType::Q6_K};
-  const int64_t shapes[][2] = {{2048, 2048}, {5632, 2048}};
+  std::vector<std::array<int64_t, 2>> shapes = {{2048, 2048}, {5632, 2048}};
+  if (shape_out > 0 && shape_in > 0) shapes = {{shape_out, shape_in}};
   std::printf("avx2: %s\n", uaii::kernels::CpuHasAvx2() ? "yes" : "no");
   std::printf("%-5s %11s %7s %9s %8s %8s\n", "type", "out x in", "threads", "ms/call", "GFLOP/s", "GB/s");
   for (int threads : {1, 2}) {

@@ -137,7 +137,15 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
         const uint8_t* a = acts.data() + b * act_bytes;
         int64_t o = t;
         if (tile != nullptr) {
-          for (; o + R <= t1; o += R) tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);
+          for (; o + R <= t1; o += R) {
+            // A tile reads kTileRows short streams at once, which the hardware
+            // prefetcher does not pick up on short rows (Q8_0 262144x640 GEMV ran 2-3x
+            // slower than row by row); prefetching the tile two ahead, in address
+            // order, restores streaming speed.
+            if (b == 0 && o + 3 * R <= out)
+              for (int64_t p = 0; p < R * wrow; p += 64) __builtin_prefetch(wb + (o + 2 * R) * wrow + p);
+            tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);
+          }
         }
         for (; o < t1; ++o)
           for (int c = 0; c < cols; ++c) y[(b + c) * out + o] = dot(wb + o * wrow, a + c * act_bytes, in);
