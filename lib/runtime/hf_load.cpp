@@ -3,11 +3,29 @@
 // tokenizer.json / tokenizer.model (+ tokenizer_config.json) in the same directory.
 #include "loaders/hf_loader.h"
 #include "models/hf_graph.h"
+#include "planner/content_hash.h"
+#include "planner/plan_cache.h"
 #include "runtime/hf_weights.h"
 #include "runtime/model_impl.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
+namespace {
+
+// The plan cache's model identity for a directory (what the plan can depend on):
+// config.json's keys and values and the tensor table (name, dtype, shape, file, offset).
+std::string HfContentHash(const hf::HfModel& m) {
+  std::string s = "hf\n";
+  for (const auto& [k, v] : m.config.raw) s += StrCat(k, "=", v, "\n");
+  for (const auto& t : m.tensors) {
+    s += StrCat(t.name, " ", static_cast<int>(t.dtype), " ", t.file, " ", t.offset, " ", t.bytes);
+    for (int64_t d : t.shape) s += StrCat(" ", d);
+    s += "\n";
+  }
+  return planner::Sha256Hex(s);
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir) {
   auto loaded = hf::LoadHfModel(dir);
@@ -20,6 +38,11 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
   auto impl = std::make_unique<Model::Impl>();
+  // Fusions and memory plan, or the cached plan (lib/planner), as for GGUF files.
+  auto plan = planner::PlanWithCache(g->graph, HfContentHash(*m), planner::DefaultPlanOptions(),
+                                     planner::DefaultPlanCacheDir());
+  if (!plan.ok()) return plan.status();
+  g->graph = std::move(plan->graph);
   auto weights = BindHfWeights(*m, *g);
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);
