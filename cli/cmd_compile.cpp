@@ -35,8 +35,10 @@ constexpr char kUsage[] =
     "usage: uaii compile [--model] MODEL [-o OUT.uaii|OUT.uaii.json] [--absolute] [--fused]\n"
     "                    [--plan] [--no-fuse] [--prefill-tokens N] [--json]\n";
 
-// The graph of a GGUF file with the metadata a graph file needs to run on its own.
-absl::StatusOr<ir::Graph> GraphOfGguf(const std::string& path, std::string* content_hash) {
+// The graph of a GGUF file, exactly as Model::Load builds it (so both share plan cache
+// entries); `run_meta` gets what a graph file needs to run on its own.
+absl::StatusOr<ir::Graph> GraphOfGguf(const std::string& path, std::string* content_hash,
+                                      std::vector<std::pair<std::string, std::string>>* run_meta) {
   auto file = gguf::File::Open(path);
   if (!file.ok()) return file.status();
   auto spec = models::SpecFromGguf(**file);
@@ -44,13 +46,14 @@ absl::StatusOr<ir::Graph> GraphOfGguf(const std::string& path, std::string* cont
   auto g = models::BuildGraph(*spec);
   if (!g.ok()) return g.status();
   *content_hash = planner::GgufContentHash(**file);
-  g->metadata.emplace_back("tokenizer.gguf", path);
-  g->metadata.emplace_back("context_length", StrCat(spec->n_ctx_train));
-  g->metadata.emplace_back("n_embd", StrCat(spec->n_embd));
-  g->metadata.emplace_back("n_layer", StrCat(spec->n_layer));
+  auto* m = run_meta;
+  m->emplace_back("tokenizer.gguf", path);
+  m->emplace_back("context_length", StrCat(spec->n_ctx_train));
+  m->emplace_back("n_embd", StrCat(spec->n_embd));
+  m->emplace_back("n_layer", StrCat(spec->n_layer));
   if ((*file)->Find("general.name"))
-    if (auto n = (*file)->GetString("general.name"); n.ok()) g->metadata.emplace_back("name", std::string(*n));
-  g->metadata.emplace_back("source.content_hash", *content_hash);
+    if (auto n = (*file)->GetString("general.name"); n.ok()) m->emplace_back("name", std::string(*n));
+  m->emplace_back("source.content_hash", *content_hash);
   return g;
 }
 
@@ -152,6 +155,7 @@ int RunCompile(int argc, char** argv) {
   auto path = ResolveModelPath(args->positional.empty() ? args->get("--model") : args->positional[0]);
   if (!path.ok()) return fail(path.status());
   ir::Graph graph;
+  std::vector<std::pair<std::string, std::string>> run_meta;
   std::string content_hash = "graph-file";
   fs::path from_dir = fs::current_path();
   if (ir::IsGraphPath(*path)) {
@@ -163,7 +167,7 @@ int RunCompile(int argc, char** argv) {
     if (fs::is_directory(*path))
       return fail(absl::UnimplementedError(StrCat(*path, ": compile reads GGUF files and graph files; ",
                                                   "Hugging Face directories are not compiled yet")));
-    auto g = GraphOfGguf(*path, &content_hash);
+    auto g = GraphOfGguf(*path, &content_hash, &run_meta);
     if (!g.ok()) return fail(g.status());
     graph = std::move(*g);
   }
@@ -181,6 +185,7 @@ int RunCompile(int argc, char** argv) {
   }
   if (!out.empty()) {
     ir::Graph g = args->has("--fused") ? plan->graph : graph;
+    g.metadata.insert(g.metadata.end(), run_meta.begin(), run_meta.end());
     const fs::path out_dir = fs::absolute(out).parent_path();
     RebasePaths(g, from_dir, out_dir, args->has("--absolute"));
     if (auto st = ir::WriteGraphFile(g, out); !st.ok()) return fail(st);

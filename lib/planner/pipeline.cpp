@@ -1,5 +1,7 @@
 #include "planner/pipeline.h"
 
+#include <cstdlib>
+
 #include "ir/validate.h"
 #include "planner/fusion.h"
 #include "util/str_cat.h"
@@ -8,6 +10,12 @@ namespace uaii::planner {
 
 std::string PlanOptions::Key() const {
   return StrCat("fuse=", fuse ? 1 : 0, ";prefill_tokens=", prefill_tokens, ";backend=", backend);
+}
+
+PlanOptions DefaultPlanOptions() {
+  PlanOptions o;
+  if (const char* f = std::getenv("UAII_FUSE"); f && std::string(f) == "0") o.fuse = false;
+  return o;
 }
 
 const std::vector<Pass>& Passes() {

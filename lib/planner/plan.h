@@ -24,6 +24,10 @@ struct PlanOptions {
   std::string Key() const;
 };
 
+// What Model::Load plans with: the defaults, with fusion off when $UAII_FUSE is "0"
+// (to measure or bisect; results are bit-identical either way).
+PlanOptions DefaultPlanOptions();
+
 struct Plan {
   ir::Graph graph;                  // what the executor runs
   std::vector<std::string> passes;  // "fuse_norm_linear: 5 rewrites", ...

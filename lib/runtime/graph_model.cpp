@@ -32,8 +32,6 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   auto graph = ir::ReadGraphFile(path);
   if (!graph.ok()) return graph.status();
   const fs::path base = fs::absolute(fs::path(path)).parent_path();
-  for (auto& t : graph->tensors)
-    if (t.weight) t.weight->file = Resolve(base, t.weight->file);
   const std::string tok_meta(graph->Meta("tokenizer.gguf"));
   if (tok_meta.empty())
     return absl::InvalidArgumentError(StrCat(path, ": graph metadata lacks \"tokenizer.gguf\" (the GGUF file to ",
@@ -45,10 +43,15 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
     return absl::Status(file.status().code(), StrCat(path, ": tokenizer.gguf: ", std::string(file.status().message())));
   impl->file = std::shared_ptr<const gguf::File>(std::move(*file));
 
-  // The graph's own identity is its content (hashed inside PlanKey).
-  auto plan = planner::PlanWithCache(*graph, "graph-file", planner::PlanOptions{}, planner::DefaultPlanCacheDir());
+  // The graph's own identity is its content as written (hashed inside PlanKey), so
+  // `uaii compile --plan` on this file and this load share a cache entry; paths are
+  // resolved after planning.
+  auto plan = planner::PlanWithCache(*graph, "graph-file", planner::DefaultPlanOptions(),
+                                     planner::DefaultPlanCacheDir());
   if (!plan.ok()) return absl::Status(plan.status().code(), StrCat(path, ": ", std::string(plan.status().message())));
   impl->graph = std::move(plan->graph);
+  for (auto& t : impl->graph.tensors)
+    if (t.weight) t.weight->file = Resolve(base, t.weight->file);
   auto weights = WeightSet::Bind(impl->graph, {{tok_path, impl->file}});
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);

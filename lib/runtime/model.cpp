@@ -33,7 +33,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   auto graph = models::BuildGraph(impl->spec);
   if (!graph.ok()) return graph.status();
   // Fusions and memory plan, or the cached plan of this file + options (lib/planner).
-  auto plan = planner::PlanWithCache(*graph, planner::GgufContentHash(*impl->file), planner::PlanOptions{},
+  auto plan = planner::PlanWithCache(*graph, planner::GgufContentHash(*impl->file), planner::DefaultPlanOptions(),
                                      planner::DefaultPlanCacheDir());
   if (!plan.ok()) return plan.status();
   impl->graph = std::move(plan->graph);
