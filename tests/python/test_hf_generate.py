@@ -71,3 +71,21 @@ def test_sdk_directory_errors(fixtures_dir, tmp_path):
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(uaii.InvalidModelError, match="config.json"):
         uaii.Model(tmp_path)
+
+
+def test_real_tokenizer_and_template_from_directory(uaii_bin, fixtures_dir):
+    """A tiny Qwen3 with the real Qwen3 tokenizer.json + tokenizer_config.json (chat
+    template) from ../shared; the fixture script writes it only when ../shared exists."""
+    d = fixtures_dir / "hf_tiny" / "qwen3_realtok_bf16"
+    if not (d / "config.json").exists():
+        print("SKIP ../shared/data/tokenizers/qwen3 absent")
+        return
+    plain = json.loads(run_uaii(uaii_bin, "generate", "--model", d, "-p", "hi", "--max-tokens", "2",
+                                "--json").stdout)
+    assert plain["usage"]["prompt_tokens"] == 1  # "hi" is one Qwen3 token, no BOS
+    chat = json.loads(run_uaii(uaii_bin, "generate", "--model", d, "-p", "hi", "--chat", "--max-tokens", "2",
+                               "--json").stdout)
+    # <|im_start|> user \n hi <|im_end|> \n <|im_start|> assistant \n, as HF tokenizers
+    # encodes the template's rendering (9 ids).
+    assert chat["usage"]["prompt_tokens"] == 9
+    assert chat["syntax"]["reasoning"]["open"] == "<think>"
