@@ -9,6 +9,7 @@
 // Shapes: x [T, E]; q [T, nq, hd]; k, v [T, nkv, hd]; weights [out, in].
 #include "models/hf_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -137,7 +138,7 @@ absl::Status HfBuild::RopeSetup() {
   auto unsupported = [&] {
     return absl::UnimplementedError(StrCat(m_.dir, "/config.json: rope_scaling type \"",
                                            std::string(hf::RopeScalingName(rs.kind)),
-                                           "\" is not implemented by the runtime (supported: linear, llama3, longrope)"));
+                                           "\" is not implemented by the runtime"));
   };
   switch (rs.kind) {
     case K::kNone: return absl::OkStatus();
@@ -145,9 +146,41 @@ absl::Status HfBuild::RopeSetup() {
       if (rs.factor > 0) rope_freq_scale_ = 1.0 / rs.factor;
       return absl::OkStatus();
     case K::kDynamicNtk:
-    case K::kYarn:
-      if (rs.factor == 1.0 && rs.kind == K::kDynamicNtk) return absl::OkStatus();
-      return unsupported();
+      // transformers rescales only when a sequence outgrows max_position_embeddings;
+      // sessions are clamped to that context, so within it this is plain RoPE.
+      return absl::OkStatus();
+    case K::kYarn: {
+      // transformers _compute_yarn_parameters: inv_freq blends interpolation (/ factor)
+      // and extrapolation with a linear ramp over the frequencies between the
+      // correction dims of beta_fast / beta_slow (floor / ceil, "truncate"), as
+      // per-frequency factors; cos and sin times attention_factor.
+      double orig = static_cast<double>(rs.original_max_position_embeddings);
+      for (const auto& [k, val] : c_.raw)
+        if (orig <= 0 && k == "original_max_position_embeddings") orig = std::atof(val.c_str());
+      if (orig <= 0) orig = static_cast<double>(c_.max_position_embeddings);
+      const double f = rs.factor;
+      auto mscale = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+      attn_factor_ = rs.attention_factor ? *rs.attention_factor
+                     : (rs.mscale != 0 && rs.mscale_all_dim != 0) ? mscale(f, rs.mscale) / mscale(f, rs.mscale_all_dim)
+                                                                  : mscale(f, 1.0);
+      auto corr = [&](double rot) {
+        return nd * std::log(orig / (rot * 2 * std::numbers::pi)) / (2 * std::log(c_.rope_theta));
+      };
+      const double low = std::max(0.0, std::floor(corr(rs.beta_fast)));
+      double high = std::min(static_cast<double>(nd - 1), std::ceil(corr(rs.beta_slow)));
+      if (low == high) high += 0.001;
+      HfWeightView v;
+      for (int64_t i = 0; i < nd / 2; ++i) {
+        const double extrap = std::pow(c_.rope_theta, -2.0 * i / nd), interp = extrap / f;
+        const double ramp = std::clamp((i - low) / (high - low), 0.0, 1.0);
+        const double e = 1 - ramp;  // extrapolation weight
+        const double inv = interp * (1 - e) + extrap * e;
+        v.values.push_back(static_cast<float>(extrap / inv));
+      }
+      v.shape = {nd / 2};
+      rope_factors_ = Declare("rope_freqs.weight", std::move(v));
+      return absl::OkStatus();
+    }
     case K::kLlama3: {
       // transformers _compute_llama3_parameters: per frequency, divide by `factor`
       // below low_freq_wavelen, keep above high_freq_wavelen, blend in between.
