@@ -43,8 +43,8 @@ absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<G
   if (!templates.ok()) return templates.status();
   if (templates->named.empty())
     return absl::NotFoundError(StrCat(templates->origin,
-                                      " has no chat template; pass one with --chat-template FILE "
-                                      "(a .jinja file or a tokenizer_config.json)"));
+                                      " has no chat template; supply one "
+                                      "(a .jinja file or a tokenizer_config.json; on the command line: --chat-template FILE)"));
   std::unique_ptr<ChatEngine> e(new ChatEngine());
   e->templates_ = *std::move(templates);
   // The syntax of the template a plain request picks (tool_use templates share it).
