@@ -188,6 +188,41 @@ absl::StatusOr<Shapes> NormLinear(const Op& op, const In& in) {
   return out;
 }
 
+// moe_ffn (runtime/moe.h): x [..., E], router [n_expert, E], expert banks up/gate
+// [n_expert, F, E] and down [n_expert, E, F], optional selection bias [n_expert],
+// optional shared expert up/gate [Fs, E], down [E, Fs] and its gate [E]. y = x's shape.
+absl::StatusOr<Shapes> MoeFfn(const Op& op, const In& in) {
+  const Shape& x = *in[0];
+  if (x.empty()) return Mismatch(op, "input is a scalar");
+  const int64_t E = x.back();
+  if (auto s = NeedRank(op, *in[1], 2, "router"); !s.ok()) return s;
+  const int64_t n = (*in[1])[0];
+  if ((*in[1])[1] != E) return Mismatch(op, absl::StrCat("router ", ShapeString(*in[1]), " vs x ", ShapeString(x)));
+  const Shape& up = *in[2];
+  if (auto s = NeedRank(op, up, 3, "up_exps"); !s.ok()) return s;
+  const int64_t F = up[1];
+  const Shape want_up = {n, F, E}, want_down = {n, E, F};
+  if (up != want_up || *in[3] != want_up || *in[4] != want_down)
+    return Mismatch(op, absl::StrCat("expert banks up ", ShapeString(up), " gate ", ShapeString(*in[3]), " down ",
+                                     ShapeString(*in[4]), " do not match [", n, ", F, ", E, "] / [", n, ", ", E,
+                                     ", F]"));
+  if (in.size() > 5 && in[5] && *in[5] != Shape{n}) return Mismatch(op, "selection bias is not [n_expert]");
+  if (in.size() > 8 && in[6]) {
+    if (!in[7] || !in[8]) return Mismatch(op, "shared expert needs up, gate and down");
+    const int64_t Fs = (*in[6])[0];
+    if (*in[6] != Shape{Fs, E} || *in[7] != Shape{Fs, E} || *in[8] != Shape{E, Fs})
+      return Mismatch(op, "shared expert weights do not match [Fs, E] / [E, Fs]");
+  }
+  if (in.size() > 9 && in[9] && *in[9] != Shape{E}) return Mismatch(op, "shared expert gate is not [E]");
+  const int64_t k = op.Int("n_expert_used");
+  if (k < 1 || k > n) return Mismatch(op, absl::StrCat("n_expert_used ", k, " outside 1..", n));
+  const std::string g = op.Str("gating");
+  if (g != "softmax" && g != "sigmoid")
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (moe_ffn): gating '", g,
+                                                   "' is not softmax or sigmoid"));
+  return Shapes{x};
+}
+
 const std::vector<OpSchema>& Table() {
   using K = AttrKind;
   static const std::vector<OpSchema> kOps = {
@@ -219,6 +254,9 @@ const std::vector<OpSchema>& Table() {
       {"output_rows",  1,  1,  1,  {},                                             OutputRows},
       {"norm_linear",  3,  10, -8, {{"eps", K::kFloat, true}, {"act", K::kString, false}},
                                                                                    NormLinear},
+      {"moe_ffn",      5,  10, 1,  {{"n_expert_used", K::kInt, true}, {"gating", K::kString, true},
+                                    {"norm_w", K::kInt, false}, {"w_scale", K::kFloat, false}},
+                                                                                   MoeFfn},
   };
   return kOps;
 }

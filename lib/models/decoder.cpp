@@ -124,6 +124,7 @@ class Decoder {
 
   std::string Ffn(int il, const std::string& x) {
     const int64_t E = s_.n_embd, F = s_.n_ff;
+    if (c_.ffn_block) return c_.ffn_block(b_, il, x);
     if (c_.ffn == Config::Ffn::kGelu) {
       std::string up = Linear(x, P(il, "ffn_up"), F, E, P(il, "ffn_up"));
       std::string h = b_.Op("gelu", {up}, P(il, "ffn_act"));

@@ -16,6 +16,8 @@
 
 namespace uaii::models {
 
+class GraphBuilder;
+
 struct DecoderConfig {
   enum class Norm { kRms, kLayer };          // RMSNorm (rms_eps) or LayerNorm (norm_eps, + bias)
   enum class QkNorm { kNone, kPerHead, kWhole };
@@ -40,6 +42,9 @@ struct DecoderConfig {
   Ffn ffn = Ffn::kSwiglu;
   double logit_scale = 0;          // logits /= logit_scale, 0 = none
   double final_softcap = 0;        // cap * tanh(logits / cap), 0 = none
+  // Replaces the feed-forward block of layer il (input: the normed x [T, n_embd]);
+  // returns the block's output tensor. Mixture-of-experts families (moe_families.cpp).
+  std::function<std::string(GraphBuilder&, int il, const std::string& x)> ffn_block;
 };
 
 absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg);

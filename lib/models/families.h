@@ -36,5 +36,9 @@ absl::StatusOr<ir::Graph> BuildSmolLM3(const ModelSpec& spec);    // llama_like.
 absl::StatusOr<ir::Graph> BuildGranite(const ModelSpec& spec);    // llama_like.cpp
 absl::StatusOr<ir::Graph> BuildErnie45(const ModelSpec& spec);    // llama_like.cpp
 absl::StatusOr<ir::Graph> BuildOlmo2(const ModelSpec& spec);      // llama_like.cpp
+absl::StatusOr<ir::Graph> BuildLlamaMoe(const ModelSpec& spec);   // moe_families.cpp (via the llama row)
+absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& spec);   // moe_families.cpp
+absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& spec);   // moe_families.cpp
+absl::StatusOr<ir::Graph> BuildGraniteMoe(const ModelSpec& spec); // moe_families.cpp
 
 }  // namespace uaii::models

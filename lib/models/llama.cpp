@@ -9,6 +9,7 @@
 namespace uaii::models {
 
 absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& s) {
+  if (s.n_expert > 0) return BuildLlamaMoe(s);  // Mixtral: llama.expert_count (moe_families.cpp)
   GraphBuilder b(s);
   std::string tokens = b.Input("tokens", TensorType::I32, {ir::kDimTokens});
   std::string positions = b.Input("positions", TensorType::I32, {ir::kDimTokens});

@@ -73,6 +73,11 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   UAII_OPT(yarn_attn_factor, OptFloat, "rope.scaling.attn_factor", 1.0);
   UAII_OPT(yarn_beta_fast, OptFloat, "rope.scaling.yarn_beta_fast", 32.0);
   UAII_OPT(yarn_beta_slow, OptFloat, "rope.scaling.yarn_beta_slow", 1.0);
+  UAII_OPT(n_expert, OptInt, "expert_count", 0);
+  UAII_OPT(n_expert_used, OptInt, "expert_used_count", 0);
+  UAII_OPT(n_ff_exp, OptInt, "expert_feed_forward_length", 0);
+  UAII_OPT(n_ff_shexp, OptInt, "expert_shared_feed_forward_length", 0);
+  UAII_OPT(expert_weights_scale, OptFloat, "expert_weights_scale", 0.0);
 #undef UAII_OPT
   if (s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
     return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", a, "attention.head_count_kv = ",

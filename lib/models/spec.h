@@ -51,6 +51,10 @@ struct ModelSpec {
   double yarn_ext_factor = 0;      // 1 when yarn, else 0
   double yarn_attn_factor = 1;     // rope.scaling.attn_factor (default 1)
   double yarn_beta_fast = 32, yarn_beta_slow = 1;
+  // Mixture of experts (docs/moe.md): expert_count, expert_used_count,
+  // expert_feed_forward_length, expert_shared_feed_forward_length, expert_weights_scale.
+  int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0;
+  double expert_weights_scale = 0;
   std::map<std::string, SpecTensor> tensors;
 
   const SpecTensor* Find(const std::string& name) const;

@@ -7,6 +7,7 @@
 #include "runtime/attention.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/linear.h"
+#include "runtime/moe.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -14,6 +15,7 @@ namespace uaii::runtime {
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
   kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused,
+  kMoeFfn,     // runtime/moe.h
   kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
 
@@ -33,6 +35,7 @@ struct Executor::Step {
   std::vector<int> release;  // slots whose last use is this step
   std::vector<int> outs;     // every output slot (outs[0] == out)
   int act = 0;               // norm_linear: 0 none, 1 swiglu, 2 geglu
+  MoeParams moe;             // moe_ffn
 };
 
 Executor::~Executor() = default;
@@ -47,7 +50,7 @@ const std::map<std::string, Kind>& Kinds() {
       {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
       {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
       {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused},
-      {"norm_linear", Kind::kNormLinear}};
+      {"norm_linear", Kind::kNormLinear}, {"moe_ffn", Kind::kMoeFfn}};
   return k;
 }
 
@@ -105,12 +108,13 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
     for (size_t k = 0; k < s.in.size(); ++k) {
       const BoundWeight* w = s.in[k] >= 0 ? ex->weight_[s.in[k]] : nullptr;
       const bool packed_ok = (s.kind == Kind::kMatMul && k == 1) || (s.kind == Kind::kEmbed && k == 0) ||
-                             (s.kind == Kind::kNormLinear && k >= 2);
+                             (s.kind == Kind::kNormLinear && k >= 2) ||
+                             (s.kind == Kind::kMoeFfn && k >= 1 && k != 5);
       if (w && !packed_ok && w->type != TensorType::F32)
         return absl::UnimplementedError(StrCat("op '", op.name, "' reads weight ", op.inputs[k], " as ",
                                                TensorTypeName(static_cast<uint32_t>(w->type)),
                                                "; element-wise weights must be F32"));
-      if (!w && packed_ok)
+      if (!w && packed_ok && s.kind != Kind::kMoeFfn)
         return absl::UnimplementedError(StrCat("op '", op.name, "' needs a weight as input ", k));
     }
     switch (s.kind) {
@@ -126,6 +130,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         s.act = op.Str("act") == "swiglu" ? 1 : op.Str("act") == "geglu" ? 2 : 0;
         break;
       case Kind::kSoftcap: s.f = static_cast<float>(op.Float("cap")); break;
+      case Kind::kMoeFfn: {
+        if (auto st = CheckMoeOp(op, s.in, ex->weight_, &s.moe); !st.ok()) return st;
+        break;
+      }
       case Kind::kRope:
         s.f = static_cast<float>(op.Float("freq_base"));
         s.f2 = static_cast<float>(op.Float("freq_scale", 1.0));
@@ -272,6 +280,20 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
           if (k > 0) buf[s.outs[k]] = std::make_shared<std::vector<float>>(numel(s.outs[k]));
           st = Linear(*weight_[s.in[2 + k]], h.data(), rows_n, buf[s.outs[k]]->data(), pool);
         }
+        break;
+      }
+      case Kind::kMoeFfn: {
+        // Expert banks are read in place (resident bytes); only the routed slices are touched.
+        std::vector<BoundWeight> ws(s.in.size());
+        auto W = [&](size_t k) -> const BoundWeight* {
+          if (k >= s.in.size() || s.in[k] < 0) return nullptr;
+          ws[k] = *weight_[s.in[k]];
+          if (source) ws[k].data = source->Resident(*weight_[s.in[k]]);
+          return &ws[k];
+        };
+        MoeWeights mw{W(1), W(2), W(3), W(4), s.in.size() > 5 && s.in[5] >= 0 ? F(s.in[5]) : nullptr,
+                      W(6), W(7), W(8), W(9)};
+        st = MoeFfn(s.moe, mw, F(s.in[0]), n / cols, y, pool);
         break;
       }
       case Kind::kSwiglu: Swiglu(F(s.in[0]), F(s.in[1]), n, y); break;

@@ -1,0 +1,120 @@
+// Mixture-of-experts GGUF families: the configurable decoder with its feed-forward
+// block replaced by one "moe_ffn" op (runtime/moe.h) over the packed expert banks
+// blk.N.ffn_{gate,up,down}_exps [n_expert, F, E] / [n_expert, E, F] and the router
+// blk.N.ffn_gate_inp [n_expert, E]. Routing per family follows llama.cpp's
+// build_moe_ffn calls (src/models/<arch>.cpp):
+//   llama (Mixtral, llama.expert_count > 0): softmax, top-k, renormalised; F = n_ff.
+//   qwen2moe: softmax, top-k, NOT renormalised, weights * expert_weights_scale;
+//             F = expert_feed_forward_length (else n_ff / k); shared expert
+//             ffn_*_shexp (F = expert_shared_feed_forward_length, else n_ff) times
+//             sigmoid(ffn_gate_inp_shexp . x).
+//   qwen3moe: qwen3 attention, softmax, top-k, renormalised; F = expert_feed_forward_length.
+//   granitemoe / granitemoeshared: granite scales, softmax, top-k, renormalised,
+//             * expert_weights_scale; F = n_ff; ungated shared expert when
+//             expert_shared_feed_forward_length > 0.
+// Top-k is always the file's expert_used_count: never reduced (exact by default).
+#include <cmath>
+
+#include "models/decoder.h"
+#include "models/families.h"
+#include "models/graph_builder.h"
+#include "util/str_cat.h"
+
+namespace uaii::models {
+namespace {
+
+struct MoeStyle {
+  bool norm_w = true;
+  double w_scale = 0;
+  int64_t n_ff_exp = 0;      // expert rows F
+  int64_t n_ff_shexp = 0;    // shared expert rows, 0 = no shared expert
+  bool shexp_gate = false;   // sigmoid gate ffn_gate_inp_shexp
+};
+
+absl::Status CheckExperts(const ModelSpec& s) {
+  if (s.n_expert <= 0)
+    return absl::InvalidArgumentError(StrCat(s.file, ": GGUF metadata ", s.arch, ".expert_count is missing or 0"));
+  if (s.n_expert_used <= 0 || s.n_expert_used > s.n_expert)
+    return absl::InvalidArgumentError(StrCat(s.file, ": GGUF metadata ", s.arch, ".expert_used_count = ",
+                                             s.n_expert_used, " must be in 1..expert_count (", s.n_expert, ")"));
+  if (s.Find("blk.0.ffn_gate_inp.weight") && !s.Find("blk.0.ffn_up_exps.weight"))
+    return absl::UnimplementedError(StrCat(s.file, ": experts stored one tensor per expert (blk.N.ffn_up.E.weight, "
+                                           "pre-2024 Mixtral GGUF) are not supported; re-convert with a current "
+                                           "llama.cpp convert_hf_to_gguf.py (packed ffn_*_exps banks)"));
+  return absl::OkStatus();
+}
+
+std::function<std::string(GraphBuilder&, int, const std::string&)> MoeBlock(const ModelSpec& s, MoeStyle st) {
+  return [&s, st](GraphBuilder& b, int il, const std::string& x) {
+    const int64_t E = s.n_embd, N = s.n_expert, F = st.n_ff_exp;
+    auto P = [il](const std::string& n) { return StrCat("blk.", il, ".", n); };
+    std::vector<std::string> in = {x,
+                                   b.Weight(P("ffn_gate_inp.weight"), {N, E}),
+                                   b.Weight(P("ffn_up_exps.weight"), {N, F, E}),
+                                   b.Weight(P("ffn_gate_exps.weight"), {N, F, E}),
+                                   b.Weight(P("ffn_down_exps.weight"), {N, E, F}),
+                                   b.OptionalWeight(P("exp_probs_b.bias"), {N})};
+    if (st.n_ff_shexp > 0) {
+      const int64_t Fs = st.n_ff_shexp;
+      in.push_back(b.Weight(P("ffn_up_shexp.weight"), {Fs, E}));
+      in.push_back(b.Weight(P("ffn_gate_shexp.weight"), {Fs, E}));
+      in.push_back(b.Weight(P("ffn_down_shexp.weight"), {E, Fs}));
+      in.push_back(st.shexp_gate ? b.Weight(P("ffn_gate_inp_shexp.weight"), {E}) : "");
+    }
+    while (!in.empty() && in.back().empty()) in.pop_back();
+    std::map<std::string, ir::AttrValue> attrs = {{"n_expert_used", s.n_expert_used},
+                                                  {"gating", std::string("softmax")},
+                                                  {"norm_w", int64_t{st.norm_w ? 1 : 0}}};
+    if (st.w_scale != 0 && st.w_scale != 1) attrs["w_scale"] = st.w_scale;
+    return b.Op("moe_ffn", in, P("ffn_out"), attrs);
+  };
+}
+
+}  // namespace
+
+absl::StatusOr<ir::Graph> BuildLlamaMoe(const ModelSpec& s) {
+  if (auto st = CheckExperts(s); !st.ok()) return st;
+  DecoderConfig c;
+  if (s.attention_scale != 0) c.kq_scale = s.attention_scale;
+  c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff});
+  return BuildDecoder(s, c);
+}
+
+absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& s) {
+  if (auto st = CheckExperts(s); !st.ok()) return st;
+  DecoderConfig c;
+  c.rope_mode = "neox";
+  c.ffn_block = MoeBlock(s, {.norm_w = false,
+                             .w_scale = s.expert_weights_scale,
+                             .n_ff_exp = s.n_ff_exp ? s.n_ff_exp : s.n_ff / s.n_expert_used,
+                             .n_ff_shexp = s.n_ff_shexp ? s.n_ff_shexp : s.n_ff,
+                             .shexp_gate = true});
+  return BuildDecoder(s, c);
+}
+
+absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& s) {
+  if (auto st = CheckExperts(s); !st.ok()) return st;
+  if (s.n_ff_exp <= 0)
+    return absl::InvalidArgumentError(
+        StrCat(s.file, ": GGUF metadata qwen3moe.expert_feed_forward_length is missing or 0"));
+  DecoderConfig c;
+  c.rope_mode = "neox";
+  c.qk_norm = DecoderConfig::QkNorm::kPerHead;
+  c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff_exp});
+  return BuildDecoder(s, c);
+}
+
+absl::StatusOr<ir::Graph> BuildGraniteMoe(const ModelSpec& s) {
+  if (auto st = CheckExperts(s); !st.ok()) return st;
+  if (s.logit_scale == 0) return absl::NotFoundError(StrCat(s.file, ": GGUF metadata ", s.arch, ".logit_scale: missing"));
+  DecoderConfig c;
+  c.embed_scale = s.embedding_scale;
+  c.residual_scale = s.residual_scale;
+  c.kq_scale = s.attention_scale;
+  c.logit_scale = s.logit_scale;
+  c.ffn_block = MoeBlock(s, {.norm_w = true, .w_scale = s.expert_weights_scale, .n_ff_exp = s.n_ff,
+                             .n_ff_shexp = s.n_ff_shexp});
+  return BuildDecoder(s, c);
+}
+
+}  // namespace uaii::models

@@ -1,0 +1,209 @@
+#include "runtime/moe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "kernels/matmul.h"
+#include "runtime/cpu_ops.h"
+#include "util/str_cat.h"
+
+namespace uaii::runtime {
+namespace {
+
+// y [batch, rows] = x [batch, cols] . W^T on a resident 2-D weight.
+absl::Status Mm(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) {
+  return MatMul(w.type, w.data, w.shape[0], w.shape[1], x, batch, y, pool);
+}
+
+// ggml_vec_soft_max_f32 (AVX-512 build) on one row, then the scale by 1 / sum.
+void SoftmaxRow(float* v, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, v[i]);
+  double sum = 0.0;
+  int64_t i = 0;
+  for (; i + 15 < n; i += 16) {  // ggml_v_expf, _mm512_reduce_add_ps order
+    float e[16];
+    for (int l = 0; l < 16; ++l) v[i + l] = e[l] = ExpGgml(v[i + l] - mx);
+    float a[8], b4[4];
+    for (int l = 0; l < 8; ++l) a[l] = e[l] + e[l + 8];
+    for (int l = 0; l < 4; ++l) b4[l] = a[l] + a[l + 4];
+    sum += static_cast<double>((b4[0] + b4[2]) + (b4[1] + b4[3]));
+  }
+  for (; i < n; ++i) {  // leftovers: libm expf
+    v[i] = std::exp(v[i] - mx);
+    sum += static_cast<double>(v[i]);
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t j = 0; j < n; ++j) v[j] *= inv;
+}
+
+}  // namespace
+
+BoundWeight ExpertSlice(const BoundWeight& bank, int64_t e) {
+  BoundWeight w = bank;
+  const uint64_t stride = bank.bytes / static_cast<uint64_t>(bank.shape[0]);
+  w.shape = {bank.shape[1], bank.shape[2]};
+  w.data = bank.data ? bank.data + e * stride : nullptr;
+  w.bytes = stride;
+  w.offset = bank.offset + e * stride;
+  return w;
+}
+
+absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
+                        const std::vector<const BoundWeight*>& weights, MoeParams* p) {
+  static const char* kRole[] = {"x", "router", "up_exps", "gate_exps", "down_exps", "exp_probs_b",
+                                "up_shexp", "gate_shexp", "down_shexp", "gate_inp_shexp"};
+  auto bound = [&](size_t k) { return k < in.size() && in[k] >= 0 ? weights[in[k]] : nullptr; };
+  for (size_t k = 1; k < in.size() && k < 10; ++k) {
+    if (in[k] < 0) continue;
+    const BoundWeight* w = bound(k);
+    if (!w)
+      return absl::UnimplementedError(StrCat("op '", op.name, "' (moe_ffn): input ", kRole[k], " (", op.inputs[k],
+                                             ") must be a weight"));
+    if (k == 5) {
+      if (w->type != TensorType::F32)
+        return absl::UnimplementedError(StrCat("op '", op.name, "': selection bias ", op.inputs[k], " must be F32"));
+      continue;
+    }
+    if (!HasMatMulKernel(w->type))
+      return absl::UnimplementedError(StrCat("op '", op.name, "': weight ", op.inputs[k], " has type ",
+                                             TensorTypeName(static_cast<uint32_t>(w->type)),
+                                             ", which has no matmul kernel"));
+    if (k >= 2 && k <= 4 && (w->shape.size() != 3 || w->shape[0] <= 0 || w->bytes % w->shape[0] != 0))
+      return absl::InvalidArgumentError(StrCat("op '", op.name, "': expert bank ", op.inputs[k], " (", w->bytes,
+                                               " bytes) does not split into ", w->shape.empty() ? 0 : w->shape[0],
+                                               " equal expert slices"));
+  }
+  for (size_t k = 1; k <= 4; ++k)
+    if (!bound(k)) return absl::InvalidArgumentError(StrCat("op '", op.name, "': missing ", kRole[k]));
+  p->n_expert = bound(1)->shape[0];
+  p->n_expert_used = op.Int("n_expert_used");
+  p->gating = op.Str("gating") == "sigmoid" ? MoeGating::kSigmoid : MoeGating::kSoftmax;
+  p->norm_w = op.Int("norm_w", 0) != 0;
+  p->w_scale = static_cast<float>(op.Float("w_scale", 0.0));
+  if (p->n_expert_used < 1 || p->n_expert_used > p->n_expert)
+    return absl::InvalidArgumentError(StrCat("op '", op.name, "': n_expert_used ", p->n_expert_used, " outside 1..",
+                                             p->n_expert));
+  return absl::OkStatus();
+}
+
+void MoeGate(MoeGating g, float* logits, int64_t T, int64_t n_expert) {
+  for (int64_t t = 0; t < T; ++t) {
+    float* v = logits + t * n_expert;
+    if (g == MoeGating::kSoftmax) {
+      SoftmaxRow(v, n_expert);
+    } else {
+      for (int64_t i = 0; i < n_expert; ++i) v[i] = 1.0f / (1.0f + std::exp(-v[i]));
+    }
+  }
+}
+
+void MoeRoute(const MoeParams& p, const float* probs, const float* bias, int64_t T, int32_t* sel, float* w) {
+  const int64_t n = p.n_expert, k = p.n_expert_used;
+  std::vector<int32_t> idx(n);
+  std::vector<float> score(n);
+  for (int64_t t = 0; t < T; ++t) {
+    const float* pr = probs + t * n;
+    for (int64_t i = 0; i < n; ++i) score[i] = bias ? pr[i] + bias[i] : pr[i];
+    // ggml_argsort (DESC) on the CPU: std::sort of 0..n-1 with this comparator. The
+    // same call on the same input reproduces its order, ties included (libstdc++'s
+    // insertion sort keeps ties in index order for n <= 16).
+    std::iota(idx.begin(), idx.end(), 0);
+    std::sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) { return score[a] > score[b]; });
+    float* wt = w + t * k;
+    for (int64_t j = 0; j < k; ++j) {
+      sel[t * k + j] = idx[j];
+      wt[j] = pr[idx[j]];
+    }
+    if (p.norm_w) {
+      double sd = 0;  // ggml_sum_rows (ggml_vec_sum_f32): in order, in double
+      for (int64_t j = 0; j < k; ++j) sd += static_cast<double>(wt[j]);
+      float s = static_cast<float>(sd);
+      s = std::max(s, 6.103515625e-5f);  // ggml_clamp to the smallest f16 normal
+      for (int64_t j = 0; j < k; ++j) wt[j] = wt[j] / s;
+    }
+    if (p.w_scale != 0.0f && p.w_scale != 1.0f)
+      for (int64_t j = 0; j < k; ++j) wt[j] *= p.w_scale;
+  }
+}
+
+absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y, ThreadPool* pool) {
+  const int64_t n = p.n_expert, k = p.n_expert_used;
+  const int64_t E = w.up_exps->shape[2], F = w.up_exps->shape[1];
+  if (k <= 0 || k > n)
+    return absl::InvalidArgumentError(StrCat("moe: expert_used_count ", k, " outside 1..", n));
+  // Router: logits [T, n_expert] -> probabilities -> selection and weights.
+  std::vector<float> probs(static_cast<size_t>(T * n));
+  if (auto st = Mm(*w.gate_inp, x, T, probs.data(), pool); !st.ok()) return st;
+  MoeGate(p.gating, probs.data(), T, n);
+  std::vector<int32_t> sel(static_cast<size_t>(T * k));
+  std::vector<float> wt(static_cast<size_t>(T * k));
+  MoeRoute(p, probs.data(), w.exp_probs_b, T, sel.data(), wt.data());
+
+  // Experts in index order (= file-offset order): gather the rows routed to e, run
+  // its three slices once, scatter into out[t, j, :].
+  std::vector<float> out(static_cast<size_t>(T * k * E));
+  std::vector<std::vector<int64_t>> rows(n);  // entries t * k + j routed to e
+  for (int64_t i = 0; i < T * k; ++i) rows[sel[i]].push_back(i);
+  std::vector<float> xs, up, gate, down;
+  for (int64_t e = 0; e < n; ++e) {
+    const auto& r = rows[e];
+    if (r.empty()) continue;
+    const int64_t m = static_cast<int64_t>(r.size());
+    xs.resize(m * E);
+    for (int64_t i = 0; i < m; ++i) std::copy_n(x + (r[i] / k) * E, E, xs.data() + i * E);
+    up.resize(m * F);
+    gate.resize(m * F);
+    down.resize(m * E);
+    const BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
+                      sd = ExpertSlice(*w.down_exps, e);
+    if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
+    if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
+    Swiglu(gate.data(), up.data(), m * F, gate.data());
+    if (auto st = Mm(sd, gate.data(), m, down.data(), pool); !st.ok()) return st;
+    for (int64_t i = 0; i < m; ++i) std::copy_n(down.data() + i * E, E, out.data() + r[i] * E);
+  }
+  // y[t] = sum over j in selection order of out[t, j] * w[t, j] (ggml_mul, then a
+  // chain of ggml_add as build_moe_ffn aggregates).
+  for (int64_t t = 0; t < T; ++t) {
+    float* yt = y + t * E;
+    for (int64_t j = 0; j < k; ++j) {
+      const float* o = out.data() + (t * k + j) * E;
+      const float s = wt[t * k + j];
+      if (j == 0)
+        for (int64_t c = 0; c < E; ++c) yt[c] = o[c] * s;
+      else
+        for (int64_t c = 0; c < E; ++c) yt[c] = yt[c] + o[c] * s;
+    }
+  }
+  if (!w.up_shexp) return absl::OkStatus();
+  // Shared expert: build_ffn (SwiGLU), optionally times a per-token sigmoid gate
+  // computed as silu(g) / g (llama.cpp qwen2moe; scalar expf since the row has one
+  // element), then added to the routed sum.
+  const int64_t Fs = w.up_shexp->shape[0];
+  std::vector<float> su(static_cast<size_t>(T * Fs)), sg(static_cast<size_t>(T * Fs)), sdn(static_cast<size_t>(T * E));
+  if (auto st = Mm(*w.up_shexp, x, T, su.data(), pool); !st.ok()) return st;
+  if (auto st = Mm(*w.gate_shexp, x, T, sg.data(), pool); !st.ok()) return st;
+  Swiglu(sg.data(), su.data(), T * Fs, sg.data());
+  if (auto st = Mm(*w.down_shexp, sg.data(), T, sdn.data(), pool); !st.ok()) return st;
+  std::vector<float> g(static_cast<size_t>(T), 1.0f);
+  if (w.gate_inp_shexp) {
+    BoundWeight gw = *w.gate_inp_shexp;
+    gw.shape = {1, E};
+    if (auto st = Mm(gw, x, T, g.data(), pool); !st.ok()) return st;
+    for (int64_t t = 0; t < T; ++t) {
+      const float v = g[t];
+      g[t] = (v / (1.0f + std::exp(-v))) / v;
+    }
+  }
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t c = 0; c < E; ++c) {
+      const float s = w.gate_inp_shexp ? sdn[t * E + c] * g[t] : sdn[t * E + c];
+      y[t * E + c] = y[t * E + c] + s;
+    }
+  return absl::OkStatus();
+}
+
+}  // namespace uaii::runtime

@@ -1,0 +1,78 @@
+// Mixture-of-experts feed-forward (the IR op "moe_ffn"), as llama.cpp's
+// llm_graph_context::build_moe_ffn computes it on the CPU:
+//
+//   logits[t]  = gate_inp . x[t]                            [n_expert]  (ggml_mul_mat)
+//   probs[t]   = softmax(logits[t]) | sigmoid(logits[t])    [n_expert]
+//   sel[t]     = argsort_desc(probs[t] (+ exp_probs_b))[:k]  [k]        (ggml_argsort_top_k)
+//   w[t]       = probs[t][sel[t]]; if norm_w: w /= max(sum(w), 2^-14); if w_scale: w *= w_scale
+//   y[t]       = sum_{j=0..k-1, in order} w[t][j] * down_e(silu(gate_e x[t]) * up_e x[t]),  e = sel[t][j]
+//   (+ shared expert: y[t] += ffn_shexp(x[t]) * sigmoid(gate_inp_shexp . x[t]))
+//
+// Experts are packed banks [n_expert, rows, cols] (GGUF ffn_{gate,up,down}_exps,
+// 3-D in ggml order): expert e is the byte slice [e * bytes / n_expert, +bytes / n_expert)
+// (`#e=N`), multiplied in its file type by kernels MatMul. Only the selected
+// experts' slices are read. Tokens routed to the same expert are batched into one
+// MatMul per step; each row's result is independent of its batch (matmul.h), so
+// results do not depend on how a prompt is chunked.
+//
+// Exact by default: top-k is always the file's expert_used_count and experts are
+// never dequantized or re-quantized.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ir/graph.h"
+#include "kernels/thread_pool.h"
+#include "runtime/weights.h"
+
+namespace uaii::runtime {
+
+enum class MoeGating { kSoftmax, kSigmoid };
+
+struct MoeParams {
+  int64_t n_expert = 0;
+  int64_t n_expert_used = 0;
+  MoeGating gating = MoeGating::kSoftmax;
+  bool norm_w = false;   // renormalise the selected weights to sum 1
+  float w_scale = 0;     // multiply the weights (0 or 1 = none)
+};
+
+struct MoeWeights {
+  const BoundWeight* gate_inp = nullptr;     // [n_expert, E]
+  const BoundWeight* up_exps = nullptr;      // [n_expert, F, E]
+  const BoundWeight* gate_exps = nullptr;    // [n_expert, F, E]
+  const BoundWeight* down_exps = nullptr;    // [n_expert, E, F]
+  const float* exp_probs_b = nullptr;        // [n_expert] selection bias, optional
+  const BoundWeight* up_shexp = nullptr;     // [Fs, E], optional shared expert
+  const BoundWeight* gate_shexp = nullptr;   // [Fs, E]
+  const BoundWeight* down_shexp = nullptr;   // [E, Fs]
+  const BoundWeight* gate_inp_shexp = nullptr;  // [E]: sigmoid gate of the shared expert, optional
+};
+
+// Expert `e` of a packed bank [n_expert, rows, cols]: a 2-D view [rows, cols] of
+// its byte slice (data and file offset advanced by e * bytes / n_expert).
+BoundWeight ExpertSlice(const BoundWeight& bank, int64_t e);
+
+// Routing only: for each of T rows of `probs` ([T, n_expert], after the gating
+// function), the selected experts (argsort descending as ggml's CPU argsort:
+// std::sort of 0..n-1 by probs[a] > probs[b], whose tie order this reproduces) and
+// their weights. `bias` (optional) is added for selection only.
+void MoeRoute(const MoeParams& p, const float* probs, const float* bias, int64_t T, int32_t* sel, float* w);
+
+// Gating function on [T, n_expert] logits, in place: softmax as ggml_soft_max_f32
+// (exp as ggml_v_expf in groups of 16, expf for the tail, sums in double) or
+// sigmoid 1 / (1 + expf(-x)).
+void MoeGate(MoeGating g, float* logits, int64_t T, int64_t n_expert);
+
+// Executor set-up of a "moe_ffn" op: `in` are its input slots, `weights[slot]` the
+// bound weight or null. Checks that router, banks and shared-expert tensors are bound
+// weights with a MatMul kernel, that each bank splits into n_expert equal slices,
+// and that the selection bias is F32; fills `p` from the attributes.
+absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
+                        const std::vector<const BoundWeight*>& weights, MoeParams* p);
+
+// y [T, E] = moe_ffn(x [T, E]) as above.
+absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y, ThreadPool* pool);
+
+}  // namespace uaii::runtime
