@@ -62,7 +62,8 @@ def run_uaii(exe, model, flags, tokens, env):
     return {
         "decode_tokens_per_s": doc["timings"]["decode_tokens_per_s"],
         "prefill_tokens_per_s": doc["timings"]["prefill_tokens_per_s"],
-        "bytes_read_per_token": doc["memory"].get("bytes_read", 0) / (n + 1),  # prefill pass + decode steps
+        # one prefill pass (the prompt fits one chunk) + n - 1 decode steps
+        "bytes_read_per_token": doc["memory"].get("bytes_read", 0) / n,
         "io_wait_seconds": doc["memory"].get("io_wait_seconds", 0),
         "compute_seconds": doc["memory"].get("compute_seconds", 0),
         "peak_rss_bytes": ru.ru_maxrss * 1024,

@@ -6,6 +6,10 @@
 #include "runtime/streamed_weights.h"
 
 namespace uaii::runtime {
+namespace {
+constexpr int64_t kStreamingPrefillChunk = 128;
+absl::Status PlanWithChunk(const Model& model, SessionPlan* sp);
+}  // namespace
 
 absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions& options) {
   SessionPlan sp;
@@ -20,7 +24,6 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;
 
-  const Model::Impl& m = model.impl();
   int64_t ctx = options.max_context > 0 ? options.max_context : model.info().n_ctx_train;
   // Without a window the cache grows to max_context, so it stays within the trained
   // context; a window bounds memory and lets positions go on (absolute RoPE positions).
@@ -28,12 +31,31 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
     ctx = std::min(ctx, model.info().n_ctx_train);
   sp.max_context = ctx;
   sp.prefill_chunk = options.prefill_chunk > 0 ? options.prefill_chunk : 512;
-  if (sp.use_storage) sp.prefill_chunk = std::min<int64_t>(sp.prefill_chunk, 128);  // bounded activations
   if (sp.kv_window > 0) sp.prefill_chunk = std::min(sp.prefill_chunk, sp.kv_window);
+  auto status = PlanWithChunk(model, &sp);
+  // When weights stream, a smaller prefill chunk keeps activations small next to the
+  // budget (prefill is row-exact, so tokens do not change); a budget too small for
+  // the first plan's activations gets the small-chunk plan too.
+  if (sp.use_storage && (!status.ok() || sp.storage.streaming) && sp.prefill_chunk > kStreamingPrefillChunk) {
+    sp.prefill_chunk = kStreamingPrefillChunk;
+    status = PlanWithChunk(model, &sp);
+  }
+  if (!status.ok()) return status;
+  return sp;
+}
+
+namespace {
+absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
+  SessionPlan& sp = *out;
+  const Model::Impl& m = model.impl();
+  const int64_t ctx = sp.max_context;
+  sp.kv_window = sp.preset.kv_window;
+  sp.kv_sinks = sp.preset.kv_sinks;
   sp.kv_cells = KvCache::CellCount(ctx, sp.kv_window, sp.kv_sinks, sp.prefill_chunk);
   if (sp.kv_cells >= KvCache::CellCount(ctx, 0, 0, 0)) sp.kv_window = 0, sp.kv_sinks = 0;  // window >= context
 
   sp.inputs = PlanInputsFromGraph(m.graph, *m.weights);
+  sp.inputs.kv_bytes = 0;
   for (const auto& l : m.executor->kv_layers())
     sp.inputs.kv_bytes += static_cast<uint64_t>(sp.kv_cells) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;
   // Live activations of one chunk: a handful of [T, n_embd] and [T, n_ff] buffers
@@ -47,7 +69,8 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   auto plan = storage::PlanStorage(sp.inputs, sp.preset);
   if (!plan.ok()) return plan.status();
   sp.storage = *std::move(plan);
-  return sp;
+  return absl::OkStatus();
 }
+}  // namespace
 
 }  // namespace uaii::runtime
