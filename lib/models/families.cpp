@@ -24,8 +24,8 @@ constexpr Family kFamilies[] = {
     {"ernie4_5", BuildErnie45, "llama with attention.key_length head size (may exceed n_embd / n_head)"},
     {"qwen2moe", BuildQwen2Moe, "qwen2 + softmax top-k experts (weights not renormalised), shared expert with sigmoid gate"},
     {"qwen3moe", BuildQwen3Moe, "qwen3 + softmax top-k experts, renormalised weights"},
-    {"granitemoe", BuildGraniteMoe, "granite + softmax top-k experts, renormalised weights"},
-    {"granitemoeshared", BuildGraniteMoe, "granitemoe + an ungated shared expert"},
+    {"granitemoe", BuildGraniteMoe, "granite + softmax top-k experts, renormalised weights, optional ungated "
+                                    "shared expert (expert_shared_feed_forward_length)"},
 };
 
 }  // namespace

@@ -4,14 +4,17 @@
 // blk.N.ffn_gate_inp [n_expert, E]. Routing per family follows llama.cpp's
 // build_moe_ffn calls (src/models/<arch>.cpp):
 //   llama (Mixtral, llama.expert_count > 0): softmax, top-k, renormalised; F = n_ff.
-//   qwen2moe: softmax, top-k, NOT renormalised, weights * expert_weights_scale;
+//   qwen2moe: softmax, top-k, NOT renormalised;
 //             F = expert_feed_forward_length (else n_ff / k); shared expert
 //             ffn_*_shexp (F = expert_shared_feed_forward_length, else n_ff) times
 //             sigmoid(ffn_gate_inp_shexp . x).
 //   qwen3moe: qwen3 attention, softmax, top-k, renormalised; F = expert_feed_forward_length.
-//   granitemoe / granitemoeshared: granite scales, softmax, top-k, renormalised,
-//             * expert_weights_scale; F = n_ff; ungated shared expert when
+//   granitemoe: granite scales, softmax, top-k, renormalised,
+//             F = n_ff; ungated shared expert when
 //             expert_shared_feed_forward_length > 0.
+// <arch>.expert_weights_scale is ignored, as llama.cpp does for these families (their
+// load_arch_hparams never read it, so build_moe_ffn gets w_scale 0); the fixture
+// granitemoe-shexp-q6_k carries the key to keep it that way.
 // Top-k is always the file's expert_used_count: never reduced (exact by default).
 #include <cmath>
 
@@ -85,7 +88,6 @@ absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& s) {
   DecoderConfig c;
   c.rope_mode = "neox";
   c.ffn_block = MoeBlock(s, {.norm_w = false,
-                             .w_scale = s.expert_weights_scale,
                              .n_ff_exp = s.n_ff_exp ? s.n_ff_exp : s.n_ff / s.n_expert_used,
                              .n_ff_shexp = s.n_ff_shexp ? s.n_ff_shexp : s.n_ff,
                              .shexp_gate = true});
@@ -112,7 +114,7 @@ absl::StatusOr<ir::Graph> BuildGraniteMoe(const ModelSpec& s) {
   c.residual_scale = s.residual_scale;
   c.kq_scale = s.attention_scale;
   c.logit_scale = s.logit_scale;
-  c.ffn_block = MoeBlock(s, {.norm_w = true, .w_scale = s.expert_weights_scale, .n_ff_exp = s.n_ff,
+  c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff,
                              .n_ff_shexp = s.n_ff_shexp});
   return BuildDecoder(s, c);
 }
