@@ -211,6 +211,15 @@ TEST_CASE("models: missing tensors and keys, wrong shapes are named") {
   s = FamilySpec("granite-q6_k");
   s.logit_scale = 0;
   CHECK(BuildError(s).find("GGUF metadata granite.logit_scale: missing") != std::string::npos);
+  {  // the shared blocks (llama, gemma3) check shapes too
+    auto f = gguf::File::Open(Tiny("tiny-llama-q8_0.gguf"));
+    REQUIRE(f.ok());
+    auto ls = models::SpecFromGguf(**f);
+    REQUIRE(ls.ok());
+    ls->tensors["blk.1.attn_v.weight"].shape = {64, 256};
+    CHECK(BuildError(*ls).find("tensor blk.1.attn_v.weight has shape [64,256], expected [128,256]") !=
+          std::string::npos);
+  }
   s = FamilySpec("gpt2-f32");
   s.tensors.erase("position_embd.weight");
   CHECK(BuildError(s).find("position_embd.weight") != std::string::npos);

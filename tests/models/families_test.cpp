@@ -3,8 +3,8 @@
 // tests/oracles/llamacpp_families.py with llama-cpp-python; CPU, F16 KV cache, no
 // flash attention), so adding a row and its golden adds its test.
 //
-// Per family: the 64-token prompt prefilled whole, and again in chunks of 13 / 27 / 24
-// tokens; all 64 logit rows are compared.
+// Per family: the 64-token prompt prefilled whole, and again in chunks of 13 / 27 / 20
+// tokens followed by four single-token decode steps; all 64 logit rows are compared.
 //   whole vs llama.cpp:  max |dlogit| <= FamilyTolerance(type) + golden rounding
 //                        (1 / (2 * scale), the golden stores int16 round(logit * scale))
 //   chunked vs whole:    bit-identical (prefill is row-exact)
@@ -79,7 +79,7 @@ TEST_CASE("families: tiny random models of every architecture match llama.cpp") 
     auto s = NewSession(m, 256);
     std::vector<float> chunked;
     size_t at = 0;
-    for (size_t len : {13, 27, 24}) {
+    for (size_t len : {13, 27, 20, 1, 1, 1, 1}) {  // the last four as single-token decode steps
       auto part = s->Eval(std::span<const TokenId>(prompt.data() + at, len), /*all_logits=*/true);
       REQUIRE(part.ok());
       chunked.insert(chunked.end(), part->begin(), part->end());
