@@ -66,6 +66,17 @@ int main(int argc, char** argv) {
   std::printf("%-5s %11s %7s %9s %8s %8s\n", "type", "out x in", "threads", "ms/call", "GFLOP/s", "GB/s");
   for (int threads : {1, 2}) {
     uaii::ThreadPool pool(threads);
+    {
+      // Dispatch overhead: an empty ParallelFor, back to back as decode issues them.
+      const int calls = 20000;
+      double best = 1e30;
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i) pool.ParallelFor(threads, [](int64_t, int64_t) {});
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::printf("ParallelFor dispatch, %d threads: %.2f us per call\n", threads, best / calls * 1e6);
+    }
     for (TensorType t : types) {
       if (!only.empty() && only != uaii::TensorTypeName(static_cast<uint32_t>(t))) continue;
       for (const auto& s : shapes) {

@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <string>
@@ -40,6 +42,7 @@ int ThreadPool::DefaultThreadCount() {
 }
 
 ThreadPool::ThreadPool(int num_threads) {
+  if (const char* env = std::getenv("UAII_POOL_SPIN_US")) spin_us_ = std::clamp(std::atoi(env), 0, 1000);
   if (num_threads <= 0) num_threads = DefaultThreadCount();
   workers_.reserve(static_cast<size_t>(num_threads - 1));
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -48,31 +51,66 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true);
   }
   work_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
+namespace {
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or `micros` passed; true when done() became true.
+template <typename Done>
+bool SpinUntil(Done done, int micros) {
+  if (micros <= 0) return done();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= deadline) return done();
+  }
+}
+
+}  // namespace
+
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
+    auto fresh = [&] { return stop_.load(std::memory_order_acquire) ||
+                              generation_.load(std::memory_order_acquire) != seen; };
+    if (!SpinUntil(fresh, spin_us_)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++sleepers_;
+      work_cv_.wait(lock, fresh);
+      --sleepers_;
+    }
+    if (stop_.load(std::memory_order_acquire)) return;
+    // Read the job; a non-participating worker may see the next job published while
+    // it reads, so re-check the counter (participants are waited for, so their job
+    // cannot change under them).
+    uint64_t g;
     const std::function<void(int64_t, int64_t)>* fn;
     int64_t n;
     int chunks;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      fn = fn_;
-      n = n_;
-      chunks = chunks_;
-    }
+    do {
+      g = generation_.load(std::memory_order_acquire);
+      fn = fn_.load(std::memory_order_relaxed);
+      n = n_.load(std::memory_order_relaxed);
+      chunks = chunks_.load(std::memory_order_relaxed);
+    } while (generation_.load(std::memory_order_acquire) != g);
+    seen = g;
     if (index < chunks) {
       (*fn)(n * index / chunks, n * (index + 1) / chunks);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_cv_.notify_one();
+      }
     }
   }
 }
@@ -88,18 +126,25 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
     return;
   }
   std::lock_guard<std::mutex> run_lock(run_mu_);
+  fn_.store(&fn, std::memory_order_relaxed);
+  n_.store(n, std::memory_order_relaxed);
+  chunks_.store(chunks, std::memory_order_relaxed);
+  pending_.store(chunks - 1, std::memory_order_relaxed);
+  int sleepers;
   {
+    // Under mu_, so that a worker about to sleep either sees the new job in its wait
+    // predicate or is counted in sleepers_ and gets the notification.
     std::lock_guard<std::mutex> lock(mu_);
-    fn_ = &fn;
-    n_ = n;
-    chunks_ = chunks;
-    pending_ = chunks - 1;
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
+    sleepers = sleepers_;
   }
-  work_cv_.notify_all();
+  if (sleepers > 0) work_cv_.notify_all();
   fn(0, n / chunks);
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+  auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!SpinUntil(done, spin_us_)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, done);
+  }
 }
 
 }  // namespace uaii
