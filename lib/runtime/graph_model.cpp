@@ -68,6 +68,13 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   impl->info = ModelInfo{path, std::string(g.Meta("architecture")), std::string(g.Meta("name")),
                          impl->executor->n_outputs_per_row(), MetaInt(g, "n_embd"),
                          static_cast<int64_t>(impl->executor->kv_layers().size()), MetaInt(g, "context_length")};
+  // What a graph states of the ModelSpec (session planning reads it); the rest stays 0.
+  impl->spec.arch = impl->info.architecture;
+  impl->spec.file = tok_path;
+  impl->spec.n_vocab = impl->info.n_vocab;
+  impl->spec.n_embd = impl->info.n_embd;
+  impl->spec.n_layer = impl->info.n_layer;
+  impl->spec.n_ctx_train = impl->info.n_ctx_train;
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 

@@ -134,3 +134,34 @@ TEST_CASE("ir: norm_linear (planner fusion) validates its weights and outputs") 
   act2.ops[1].attrs["act"] = std::string("relu6");
   CHECK(!Validate(act2).ok());
 }
+
+TEST_CASE("ir hostile: malformed .uaii.json is an error naming the JSON form") {
+  auto json = ToJson(TinyGraph());
+  REQUIRE(json.ok());
+  std::mt19937_64 rng(7);
+  int rejected = 0;
+  for (int iter = 0; iter < 500; ++iter) {
+    std::string m = *json;
+    const size_t at = rng() % m.size();
+    switch (rng() % 4) {
+      case 0: m.erase(at, 1 + rng() % 8); break;
+      case 1: m[at] = "{}[]\":,0-e"[rng() % 10]; break;
+      case 2: m.resize(at); break;
+      case 3: m.insert(at, std::string(1 + rng() % 4, "[{"[rng() % 2])); break;
+    }
+    auto g = FromJson(m);
+    if (!g.ok()) {
+      ++rejected;
+      continue;
+    }
+    (void)Validate(*g);
+  }
+  CHECK(rejected > 100);
+  for (const char* bad : {"", "{", "[]", "{ \"graph\": 5 }", "{ \"graph\": { \"tensors\": [ { \"name\": \"x\", \"dtype\": \"F99\" } ] } }",
+                          "{ \"graph\": { \"tensors\": [ { \"name\": \"x\", \"shape\": [ 99999999999999999999 ] } ] } }"}) {
+    auto e = FromJson(bad);
+    INFO(bad);
+    REQUIRE(!e.ok());
+    CHECK(std::string(e.status().message()).find("uaii IR") == 0);
+  }
+}
