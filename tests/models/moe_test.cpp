@@ -9,8 +9,11 @@
 //   whole vs llama.cpp:  max |dlogit| <= tolerance(type) + golden rounding (1 / (2 scale))
 //   chunked vs whole:    bit-identical (routing and experts are per row)
 // The tolerances are the dense families' (families_test.cpp): float-order drift of
-// the kernels against ggml's SIMD paths. A wrong routing decision (tie order, top-k,
-// renormalisation, shared-expert gate) moves logits by whole units, far above them.
+// the kernels against ggml's SIMD paths, for logits up to ~5; scaled down with the
+// golden's max |logit| below that (granite divides logits by logit_scale 8), since
+// drift scales with the values. Reversing the tie order of the router's argsort
+// (higher index first) moves max |dlogit| to 0.91 (mixtral), 2.14 (qwen2moe), 4.04
+// (qwen3moe), 0.080 and 0.088 (granitemoe, against tolerances 0.017 / 0.042).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -72,9 +75,10 @@ TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
     INFO(whole.status().ToString());
     REQUIRE(whole.ok());
     REQUIRE(whole->size() == want.size());
-    double max_diff = 0;
+    double max_diff = 0, max_abs = 0;
+    for (float v : want) max_abs = std::max(max_abs, double(std::fabs(v)));
     for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
-    const double tol = MoeTolerance(type) + 0.5 / scale;
+    const double tol = MoeTolerance(type) * std::min(1.0, max_abs / 5.0) + 0.5 / scale;
     std::printf("moe %-18s max |dlogit| = %.6f (tolerance %.4f)\n", family.c_str(), max_diff, tol);
     CHECK(max_diff <= tol);
 
