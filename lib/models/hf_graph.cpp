@@ -56,7 +56,7 @@ class HfBuild {
   // A weight read by matmul / embed: kept in its file type when a kernel exists.
   // rows < 0: all rows of the (transposed) source.
   std::string Matrix(const std::string& name, const HfTensor* t, bool transpose = false, int64_t row_begin = 0,
-                     int64_t rows = -1) {
+                     int64_t rows = -1, std::vector<int64_t> reshape = {}) {
     if (!t) return name;
     HfWeightView v;
     v.src = t;
@@ -70,6 +70,7 @@ class HfBuild {
     v.shape = t->shape;
     if (transpose && v.shape.size() == 2) std::swap(v.shape[0], v.shape[1]);
     if (rows >= 0) v.shape[0] = rows;
+    if (!reshape.empty()) v.shape = std::move(reshape);  // same bytes, another shape
     return Declare(name, std::move(v));
   }
   // A weight read element-wise (norms, biases): always f32.
@@ -310,11 +311,53 @@ std::string HfBuild::Ffn(int il, const std::string& x) {
       std::string h = b_.Op(plain_act_, {u}, p + "ffn_act");
       return Linear(h, "ffn_down", "ffn_down", il, true, bias, 0, -1, p + "ffn_out");
     }
-    case hf::FfnKind::kMoe:
-      if (st_.ok())
-        st_ = absl::UnimplementedError(StrCat(m_.dir, ": mixture-of-experts layers in Hugging Face layout are not "
-                                              "implemented by the runtime yet (convert to GGUF)"));
-      return x;
+    case hf::FfnKind::kMoe: {
+      // Layers without a router (Qwen2-MoE mlp_only_layers) are dense.
+      if (!m_.FindRole("ffn_gate_inp", il)) {
+        std::string g = Linear(x, "ffn_gate", "ffn_gate", il, false, bias, 0, -1, p + "ffn_gate");
+        std::string u = Linear(x, "ffn_up", "ffn_up", il, false, bias, 0, -1, p + "ffn_up");
+        std::string h = b_.Op(gated_act_, {g, u}, p + "ffn_act");
+        return Linear(h, "ffn_down", "ffn_down", il, false, bias, 0, -1, p + "ffn_out");
+      }
+      if (gated_act_ != "swiglu" && st_.ok())
+        st_ = absl::UnimplementedError(StrCat(m_.dir, "/config.json: MoE experts with activation \"",
+                                              c_.activation_name, "\" (the runtime's experts are SiLU-gated)"));
+      const int64_t n_expert = c_.num_experts;
+      auto bank = [&](const std::string& role) -> std::string {
+        HfWeightView v;
+        for (int64_t e = 0; e < n_expert; ++e) {
+          const HfTensor* t = m_.FindRole(role, il, static_cast<int>(e));
+          if (!t || t->shape.size() != 2) {
+            if (st_.ok()) st_ = absl::NotFoundError(StrCat(m_.dir, ": layer ", il, " lacks expert ", e, " ", role));
+            return p + role + "_exps.weight";
+          }
+          v.experts.push_back(t);
+        }
+        const HfTensor* t0 = v.experts[0];
+        const bool packed = !t0->promote_to_f32 && (t0->dtype == TensorType::F32 || t0->dtype == TensorType::F16 ||
+                                                    t0->dtype == TensorType::BF16);
+        v.to_f32 = !packed;
+        v.dtype = packed ? t0->dtype : TensorType::F32;
+        v.shape = {n_expert, t0->shape[0], t0->shape[1]};
+        return Declare(p + role + "_exps.weight", std::move(v));
+      };
+      std::vector<std::string> in = {x, Matrix(p + "ffn_gate_inp.weight", Need("ffn_gate_inp", il)),
+                                     bank("ffn_up"), bank("ffn_gate"), bank("ffn_down"), ""};
+      if (m_.FindRole("ffn_up_shexp", il)) {  // Qwen2-MoE: + sigmoid(gate_inp_shexp . x) * ffn_shexp(x)
+        in.push_back(Matrix(p + "ffn_up_shexp.weight", Need("ffn_up_shexp", il)));
+        in.push_back(Matrix(p + "ffn_gate_shexp.weight", Need("ffn_gate_shexp", il)));
+        in.push_back(Matrix(p + "ffn_down_shexp.weight", Need("ffn_down_shexp", il)));
+        // HF shared_expert_gate [1, E] is read as the vector [E] the op takes.
+        in.push_back(Matrix(p + "ffn_gate_inp_shexp.weight", Need("ffn_gate_inp_shexp", il), false, 0, -1,
+                            std::vector<int64_t>{c_.hidden_size}));
+      }
+      // Softmax over all experts, top k; Mixtral always renormalises the k weights,
+      // the Qwen MoEs when norm_topk_prob.
+      const bool norm = a_.variant == "mixtral" || c_.norm_topk_prob;
+      return b_.Op("moe_ffn", in, p + "ffn_out",
+                   {{"n_expert_used", c_.num_experts_per_tok}, {"gating", std::string("softmax")},
+                    {"norm_w", int64_t{norm ? 1 : 0}}});
+    }
   }
   return x;
 }

@@ -34,6 +34,9 @@ struct HfWeightView {
   bool to_f32 = false;                // widen to f32 (element-wise weights, I8/U8 sources)
   bool plus_one = false;              // f32 value + 1 (Gemma RMSNorm weights)
   std::vector<float> values;          // synthetic f32 data (rope frequency factors)
+  // MoE bank: per-expert [rows, cols] tensors stacked into [n_expert, rows, cols]
+  // (runtime/moe.h reads expert e as the e-th equal byte slice); `src` is unused.
+  std::vector<const hf::HfTensor*> experts;
   TensorType dtype = TensorType::F32; // the graph tensor's type
   std::vector<int64_t> shape;         // the graph tensor's shape (outermost first)
 };

@@ -40,11 +40,35 @@ absl::StatusOr<std::unique_ptr<WeightSet>> BindHfWeights(const hf::HfModel& m, c
     const int64_t cols = w.shape.empty() ? 1 : w.shape.back();
     w.row_bytes = static_cast<uint64_t>(cols) * ElementBytes(w.type);
     w.bytes = static_cast<uint64_t>(numel) * ElementBytes(w.type);
-    if (!v.src) {  // synthetic
+    if (!v.src && v.experts.empty()) {  // synthetic
       if (static_cast<int64_t>(v.values.size()) != numel)
         return absl::InternalError(StrCat("HF graph weight ", t.name, ": synthetic size mismatch"));
       auto buf = std::make_shared<std::vector<float>>(v.values);
       w.data = reinterpret_cast<const uint8_t*>(buf->data());
+      owned.push_back(buf);
+      bound[t.name] = std::move(w);
+      continue;
+    }
+    if (!v.experts.empty()) {  // MoE bank: experts stacked in order (owned)
+      auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(w.bytes));
+      const uint64_t slice = w.bytes / v.experts.size();
+      for (size_t e = 0; e < v.experts.size(); ++e) {
+        const hf::HfTensor& x = *v.experts[e];
+        uint8_t* dst = buf->data() + e * slice;
+        if (v.to_f32) {
+          auto f = hf::MaterializeF32(m, x);
+          if (!f.ok()) return f.status();
+          if (f->size() * 4 != slice) return absl::InvalidArgumentError(StrCat(x.file, "#", x.name, ": expert size differs"));
+          std::memcpy(dst, f->data(), slice);
+        } else {
+          if (x.dtype != w.type || x.bytes != slice)
+            return absl::InvalidArgumentError(StrCat(x.file, "#", x.name, ": expert type or size differs from expert 0"));
+          auto data = TensorData(m, x);
+          if (!data.ok()) return data.status();
+          std::memcpy(dst, *data, slice);
+        }
+      }
+      w.data = buf->data();
       owned.push_back(buf);
       bound[t.name] = std::move(w);
       continue;

@@ -38,7 +38,7 @@ constexpr Family kFamilies[] = {
     {"mistral_f32", 0.01},
     {"qwen2_bf16", 0.03},      {"qwen2_yarn_f32", 0.01},      {"qwen3_f32_sharded", 0.01},  {"gemma_f32", 0.01},
     {"gemma2_f32", 0.01},      {"gemma3_bf16", 0.03},        {"gemma3_f32", 0.01},
-    {"phi3_f32", 0.01},        {"gpt2_f32", 0.01},           {"gpt2_bf16_sharded", 0.03},
+    {"phi3_f32", 0.01},        {"mixtral_f32", 0.01},        {"qwen2_moe_f32", 0.01},        {"gpt2_f32", 0.01},           {"gpt2_bf16_sharded", 0.03},
 };
 
 struct Golden {
