@@ -9,7 +9,8 @@
 // one vector add, and each unpacked weight block serves all C activation rows.
 //
 // K-quants: one weight row at a time (their f32 part is already 8 lanes wide per
-// 256-block); the decoded and lane-permuted weights serve all C activation rows.
+// 256-block); the decoded and lane-permuted weights serve all C activation rows, whose
+// windows were lane-permuted once per matmul (PermuteQ8KForTiles).
 #include <cstring>
 #include <type_traits>
 
@@ -221,8 +222,8 @@ UAII_AVX2 void RowQ45K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64
       const __m256i s0 = _mm256_set1_epi16(sc[2 * k]), s1 = _mm256_set1_epi16(sc[2 * k + 1]);
       for (int c = 0; c < C; ++c) {
         const int8_t* xq = xr[c][i].qs + 64 * k;
-        aux[c] = _mm256_add_epi32(aux[c], _mm256_madd_epi16(_mm256_maddubs_epi16(p0, LanePerm(LoadU256(xq))), s0));
-        aux[c] = _mm256_add_epi32(aux[c], _mm256_madd_epi16(_mm256_maddubs_epi16(p1, LanePerm(LoadU256(xq + 32))), s1));
+        aux[c] = _mm256_add_epi32(aux[c], _mm256_madd_epi16(_mm256_maddubs_epi16(p0, LoadU256(xq)), s0));
+        aux[c] = _mm256_add_epi32(aux[c], _mm256_madd_epi16(_mm256_maddubs_epi16(p1, LoadU256(xq + 32)), s1));
       }
     }
     for (int c = 0; c < C; ++c) {
@@ -269,7 +270,7 @@ UAII_AVX2 void RowQ6K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_
         const __m256i scales16 = _mm256_set1_epi32(static_cast<int>(
             (static_cast<uint32_t>(sb) << 16) | (static_cast<uint32_t>(sa) & 0xFFFFu)));
         for (int c = 0; c < C; ++c) {
-          const __m256i xp = LanePerm(LoadU256(xr[c][i].qs + 128 * h + 32 * k));
+          const __m256i xp = LoadU256(xr[c][i].qs + 128 * h + 32 * k);
           const __m256i p = _mm256_maddubs_epi16(qa, _mm256_sign_epi8(xp, qp));
           aux[c] = _mm256_add_epi32(aux[c], _mm256_madd_epi16(p, scales16));
         }
@@ -331,7 +332,29 @@ void ByCols(const void* w, int64_t ws, const void* x, int64_t xs, int64_t n, int
 #define UAII_TILE(T) ByCols<T<1>, T<2>, T<3>, T<4>>
 
 }  // namespace
+UAII_AVX2 void PermuteQ8KAvx2(void* blocks, int64_t n_blocks) {
+  auto* x = static_cast<BlockQ8_K*>(blocks);
+  for (int64_t i = 0; i < n_blocks; ++i)
+    for (int k = 0; k < kQK_K / 32; ++k) {
+      auto* p = reinterpret_cast<__m256i*>(x[i].qs + 32 * k);
+      _mm256_storeu_si256(p, LanePerm(_mm256_loadu_si256(p)));
+    }
+}
+
 #endif  // UAII_HAVE_AVX2_TILES
+
+bool TileWantsPermutedQ8K(TensorType type) {
+  return type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K;
+}
+
+void PermuteQ8KForTiles(void* blocks, int64_t n_blocks) {
+#ifdef UAII_HAVE_AVX2_TILES
+  PermuteQ8KAvx2(blocks, n_blocks);
+#else
+  (void)blocks;
+  (void)n_blocks;
+#endif
+}
 
 TileFn TileAvx2(TensorType type) {
 #ifdef UAII_HAVE_AVX2_TILES

@@ -125,6 +125,14 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   const int64_t wrow = static_cast<int64_t>(*row_bytes);
   kernels::TileFn tile = nullptr;
   if (dot != kernels::VecDotRef(type)) tile = kernels::TileAvx2(type);
+  // K-quant tiles read lane-permuted activations; the row kernel keeps the originals.
+  std::vector<uint8_t> acts_perm;
+  const uint8_t* tile_acts = acts.data();
+  if (tile != nullptr && kernels::TileWantsPermutedQ8K(type) && out >= kernels::kTileRows) {
+    acts_perm = acts;
+    kernels::PermuteQ8KForTiles(acts_perm.data(), static_cast<int64_t>(acts_perm.size() / sizeof(quant::BlockQ8_K)));
+    tile_acts = acts_perm.data();
+  }
   constexpr int64_t R = kernels::kTileRows, C = kernels::kTileCols;
   const int64_t kCacheRows = batch == 1 ? 64 : 16;
   const int64_t groups = (out + R - 1) / R;
@@ -144,7 +152,7 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
             // order, restores streaming speed.
             if (b == 0 && o + 3 * R <= out)
               for (int64_t p = 0; p < R * wrow; p += 64) __builtin_prefetch(wb + (o + 2 * R) * wrow + p);
-            tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);
+            tile(wb + o * wrow, wrow, tile_acts + b * act_bytes, act_bytes, in, cols, y + b * out + o, out);
           }
         }
         for (; o < t1; ++o)
