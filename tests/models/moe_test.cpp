@@ -19,9 +19,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <zlib.h>
 
 #include "../runtime/golden.h"
+#include "models/families.h"
 #include "runtime/moe.h"
 #include "simdjson.h"
 #include "uaii/session.h"
@@ -139,4 +141,90 @@ TEST_CASE("moe: expert slices of a packed bank") {
   CHECK(e5.bytes == 3 * 34);
   CHECK(e5.data == bytes.data() + 5 * 3 * 34);
   CHECK(e5.offset == 1000 + 5 * 3 * 34);
+}
+
+TEST_CASE("moe: only the routed experts' slices are read") {
+  using namespace uaii::runtime;
+  constexpr int64_t E = 32, F = 32, N = 4, T = 3;
+  // Router: x . row = x[e] (one-hot rows), so with x[0], x[1] largest experts 0 and 1 win.
+  std::vector<float> router(N * E, 0.0f), x(T * E, 0.0f);
+  for (int64_t e = 0; e < N; ++e) router[e * E + e] = 1.0f;
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t c = 0; c < E; ++c) x[t * E + c] = 0.01f * float((c * 7 + t) % 11) - 0.05f;
+    x[t * E + 0] = 2.0f + t;
+    x[t * E + 1] = 1.0f;
+  }
+  // Banks: experts 2 and 3 are NaN, so reading them would poison the output.
+  std::vector<float> up(N * F * E), gate(N * F * E), down(N * E * F);
+  for (size_t i = 0; i < up.size(); ++i) {
+    const bool unused = int64_t(i) / (F * E) >= 2;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    up[i] = unused ? nan : 0.01f * float(i % 13) - 0.06f;
+    gate[i] = unused ? nan : 0.02f * float(i % 7) - 0.05f;
+    down[i] = unused ? nan : 0.015f * float(i % 5) - 0.03f;
+  }
+  auto bound = [](std::vector<float>& v, std::vector<int64_t> shape) {
+    BoundWeight w;
+    w.type = TensorType::F32;
+    w.shape = std::move(shape);
+    w.data = reinterpret_cast<const uint8_t*>(v.data());
+    w.bytes = v.size() * sizeof(float);
+    w.row_bytes = w.shape.back() * sizeof(float);
+    return w;
+  };
+  BoundWeight r = bound(router, {N, E}), u = bound(up, {N, F, E}), g = bound(gate, {N, F, E}),
+              d = bound(down, {N, E, F});
+  MoeParams p;
+  p.n_expert = N;
+  p.n_expert_used = 2;
+  p.norm_w = true;
+  MoeWeights w{&r, &u, &g, &d};
+  std::vector<float> y(T * E);
+  REQUIRE(MoeFfn(p, w, x.data(), T, y.data(), nullptr).ok());
+  for (int64_t t = 0; t < T; ++t) {
+    // Reference in double: softmax over the 4 logits, experts 0 and 1, renormalised.
+    double l[N], mx = -1e30, s = 0;
+    for (int64_t e = 0; e < N; ++e) mx = std::max(mx, l[e] = x[t * E + e]);
+    for (int64_t e = 0; e < N; ++e) s += (l[e] = std::exp(l[e] - mx));
+    const double w0 = l[0] / s, w1 = l[1] / s;
+    for (int64_t c = 0; c < E; ++c) {
+      double acc = 0;
+      for (int64_t e = 0; e < 2; ++e) {
+        double o = 0;
+        for (int64_t f = 0; f < F; ++f) {
+          double gu = 0, uu = 0;
+          for (int64_t i = 0; i < E; ++i) {
+            gu += double(gate[(e * F + f) * E + i]) * x[t * E + i];
+            uu += double(up[(e * F + f) * E + i]) * x[t * E + i];
+          }
+          o += double(down[(e * E + c) * F + f]) * (gu / (1 + std::exp(-gu))) * uu;
+        }
+        acc += (e == 0 ? w0 : w1) / (w0 + w1) * o;
+      }
+      INFO("t " << t << " c " << c);
+      REQUIRE(std::isfinite(y[t * E + c]));
+      CHECK(std::fabs(y[t * E + c] - acc) < 1e-4);
+    }
+  }
+}
+
+TEST_CASE("moe: bad expert metadata names the key") {
+  models::ModelSpec s;
+  s.arch = "qwen3moe";
+  s.file = "x.gguf";
+  s.n_expert = 8;
+  s.n_expert_used = 0;
+  s.n_ff_exp = 64;
+  auto g = models::BuildGraph(s);
+  REQUIRE(!g.ok());
+  CHECK(g.status().message().find("qwen3moe.expert_used_count") != std::string_view::npos);
+  s.n_expert_used = 9;
+  g = models::BuildGraph(s);
+  REQUIRE(!g.ok());
+  CHECK(g.status().message().find("expert_used_count = 9") != std::string_view::npos);
+  s.n_expert_used = 2;
+  s.tensors["blk.0.ffn_gate_inp.weight"] = {};
+  g = models::BuildGraph(s);
+  REQUIRE(!g.ok());
+  CHECK(g.status().message().find("re-convert") != std::string_view::npos);
 }
