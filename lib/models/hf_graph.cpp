@@ -376,6 +376,13 @@ absl::StatusOr<ir::Graph> HfBuild::Run() {
     return absl::InvalidArgumentError(StrCat(m_.dir, "/config.json: rotary dims ", a_.rotary_dims,
                                              " must be even and in (0, head_dim ", c_.head_dim, "]"));
   if (auto st = RopeSetup(); !st.ok()) return st;
+  // GPT-2 options that change the attention math and that the graph does not model.
+  for (const auto& [k, val] : c_.raw) {
+    const bool on = val == "true";
+    if ((k == "scale_attn_by_inverse_layer_idx" && on) || (k == "scale_attn_weights" && val == "false"))
+      return absl::UnimplementedError(StrCat(m_.dir, "/config.json: ", k, " = ", val,
+                                             " is not implemented by the runtime"));
+  }
 
   std::string tokens = b_.Input("tokens", TensorType::I32, {ir::kDimTokens});
   std::string positions = b_.Input("positions", TensorType::I32, {ir::kDimTokens});
