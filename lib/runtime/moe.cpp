@@ -7,6 +7,7 @@
 
 #include "kernels/matmul.h"
 #include "runtime/cpu_ops.h"
+#include "runtime/moe_cache.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -148,6 +149,20 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
   std::vector<std::vector<int64_t>> rows(n);  // entries t * k + j routed to e
   for (int64_t i = 0; i < T * k; ++i) rows[sel[i]].push_back(i);
   std::vector<float> xs, up, gate, down;
+  std::vector<const uint8_t*> cached(3 * n, nullptr);  // up, gate, down of expert e
+  if (w.cache) {
+    std::vector<BoundWeight> want;
+    std::vector<int64_t> at;
+    for (int64_t e = 0; e < n; ++e) {
+      if (rows[e].empty()) continue;
+      for (const BoundWeight* bank : {w.up_exps, w.gate_exps, w.down_exps}) want.push_back(ExpertSlice(*bank, e));
+      at.push_back(e);
+    }
+    std::vector<const uint8_t*> got;
+    if (auto st = w.cache->Acquire(want, &got); !st.ok()) return st;
+    for (size_t i = 0; i < at.size(); ++i)
+      for (int b = 0; b < 3; ++b) cached[3 * at[i] + b] = got[3 * i + b];
+  }
   for (int64_t e = 0; e < n; ++e) {
     const auto& r = rows[e];
     if (r.empty()) continue;
@@ -157,8 +172,13 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
     up.resize(m * F);
     gate.resize(m * F);
     down.resize(m * E);
-    const BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
+    BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
                       sd = ExpertSlice(*w.down_exps, e);
+    if (w.cache) {
+      su.data = cached[3 * e];
+      sg.data = cached[3 * e + 1];
+      sd.data = cached[3 * e + 2];
+    }
     if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
     if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
     Swiglu(gate.data(), up.data(), m * F, gate.data());

@@ -28,6 +28,8 @@
 
 namespace uaii::runtime {
 
+class ExpertCache;  // runtime/moe_cache.h
+
 enum class MoeGating { kSoftmax, kSigmoid };
 
 struct MoeParams {
@@ -48,6 +50,9 @@ struct MoeWeights {
   const BoundWeight* gate_shexp = nullptr;   // [Fs, E]
   const BoundWeight* down_shexp = nullptr;   // [E, Fs]
   const BoundWeight* gate_inp_shexp = nullptr;  // [E]: sigmoid gate of the shared expert, optional
+  // When set, expert slices come from this LRU (read from the banks' files) instead
+  // of the banks' `data`; one Acquire per step for all routed experts.
+  ExpertCache* cache = nullptr;
 };
 
 // Expert `e` of a packed bank [n_expert, rows, cols]: a 2-D view [rows, cols] of
