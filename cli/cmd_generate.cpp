@@ -181,6 +181,11 @@ int RunGenerate(int argc, char** argv) {
                (long long)result->prompt_tokens, (long long)result->tokens.size(),
                std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
+  if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)
+    std::fprintf(stderr, "uaii generate: storage: budget %.1f MiB, streamed %.1f MiB from disk, I/O wait %.2f s, "
+                 "compute %.2f s, staging hits %llu, misses %llu\n",
+                 st.budget_bytes / (1024.0 * 1024.0), st.bytes_read / (1024.0 * 1024.0), st.io_wait_seconds,
+                 st.compute_seconds, (unsigned long long)st.staging_hits, (unsigned long long)st.staging_misses);
   return 0;
 }
 
