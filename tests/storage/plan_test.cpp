@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -161,6 +162,7 @@ TEST_CASE("plan: tied embeddings are one tensor for embed and lm_head", "[storag
 }
 
 TEST_CASE("staging: chunks in sequence are prefetched, out of sequence read directly", "[storage][staging]") {
+  std::filesystem::create_directories(UAII_FIXTURE_DIR);
   const std::string path = std::string(UAII_FIXTURE_DIR) + "/staging_test.bin";
   std::vector<uint8_t> data(1 << 16);
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + (i >> 8));
