@@ -201,9 +201,9 @@ def test_bad_session_options(model):
         uaii.Session(model, max_context=-5)
     with pytest.raises(uaii.InvalidArgumentError, match="ram_gb"):
         uaii.Session(model, ram_gb=-1.0)
-    # Presets and budgets are not implemented by the engine yet: the ABI says so.
-    with pytest.raises(uaii.UnsupportedError, match="not implemented yet"):
-        uaii.Session(model, preset="laptop")
+    # Presets, budgets and KV windows work through the ABI (docs/storage.md).
+    with uaii.Session(model, preset="laptop", kv_window=64):
+        pass
     with pytest.raises(TypeError):
         uaii.Session("not a model")
 
