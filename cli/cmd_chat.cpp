@@ -185,7 +185,7 @@ void PrintStats(const ChatTurnResult& t) {
   std::fflush(stderr);
 }
 
-std::string TurnJson(const ChatTurnResult& t, const chat::ChatSyntax& syntax) {
+std::string TurnJson(const ChatTurnResult& t, const chat::ChatSyntax& syntax, const StorageStats& storage) {
   const GenerationResult& g = t.generation;
   std::string text;
   for (const auto& b : t.blocks)
@@ -208,7 +208,9 @@ std::string TurnJson(const ChatTurnResult& t, const chat::ChatSyntax& syntax) {
   w.Key("prefill_tokens_per_s").Double(g.prefill_tokens_per_s());
   w.Key("decode_tokens_per_s").Double(g.decode_tokens_per_s());
   w.EndObject();
-  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes()).EndObject();
+  w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
+  WriteStorageMemory(w, storage);
+  w.EndObject();
   w.Key("stop_reason").String(GenerationStopName(g.stop));
   w.Key("syntax").BeginObject();
   w.Key("reasoning");
@@ -398,7 +400,7 @@ int RunChat(int argc, char** argv) {
   });
   if (!turn.ok()) return fail(turn.status());
   if (json) {
-    std::printf("%s\n", TurnJson(*turn, syntax).c_str());
+    std::printf("%s\n", TurnJson(*turn, syntax, (*engine)->generator().session().storage_stats()).c_str());
   } else {
     printer.EndReply();
     PrintStats(*turn);
