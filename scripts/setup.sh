@@ -16,7 +16,7 @@ BUILD_DIR=${UAII_BUILD_DIR:-build}
 
 # 1. Build dependencies, from Debian's packages.
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config ccache git
+  build-essential cmake ninja-build pkg-config ccache git time
   libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
   libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
   libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev zlib1g-dev
