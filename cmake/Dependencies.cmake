@@ -1,6 +1,11 @@
 # Every dependency comes from Debian's packages (scripts/setup.sh installs them).
 find_package(absl CONFIG REQUIRED)
 find_package(simdjson CONFIG REQUIRED)
+# Debian's libsimdjson is built threaded and its target says SIMDJSON_THREADS_ENABLED=1,
+# which changes dom::parser's layout. Every translation unit that includes simdjson.h
+# must agree (a test linking only a module that uses simdjson privately would not get
+# the definition: an ODR violation that UBSan reports at -O2), so it is set globally.
+add_compile_definitions(SIMDJSON_THREADS_ENABLED=1)
 find_package(FlatBuffers CONFIG REQUIRED)  # targets flatbuffers::flatbuffers(_shared)
 find_package(CURL REQUIRED)
 find_package(dnnl CONFIG REQUIRED)
