@@ -5,7 +5,7 @@
 //
 // Per family: the 64-token prompt prefilled whole, and again in chunks of 13 / 27 / 20
 // tokens followed by four single-token decode steps; all 64 logit rows are compared.
-//   whole vs llama.cpp:  max |dlogit| <= FamilyTolerance(type) + golden rounding
+//   whole vs llama.cpp:  max |dlogit| <= QuantTypeTolerance(type) + golden rounding
 //                        (1 / (2 * scale), the golden stores int16 round(logit * scale))
 //   chunked vs whole:    bit-identical (prefill is row-exact)
 // The tolerances bound float-order drift between our kernels and llama.cpp's SIMD
@@ -24,28 +24,6 @@
 using namespace uaii;
 using namespace uaii::testing;
 
-namespace {
-
-double FamilyTolerance(const std::string& type) {
-  if (type == "f32" || type == "f16") return 0.01;
-  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.3;
-  return 0.15;
-}
-
-std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double scale) {
-  std::string comp = Base64Decode(b64);
-  std::vector<int16_t> q(n);
-  uLongf len = static_cast<uLongf>(n * 2);
-  if (uncompress(reinterpret_cast<Bytef*>(q.data()), &len, reinterpret_cast<const Bytef*>(comp.data()),
-                 comp.size()) != Z_OK ||
-      len != n * 2)
-    return {};
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(q[i] / scale);
-  return v;
-}
-
-}  // namespace
 
 TEST_CASE("families: tiny random models of every architecture match llama.cpp") {
   int n = 0;
@@ -72,7 +50,7 @@ TEST_CASE("families: tiny random models of every architecture match llama.cpp") 
     REQUIRE(whole->size() == want.size());
     double max_diff = 0;
     for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
-    const double tol = FamilyTolerance(type) + 0.5 / scale;
+    const double tol = QuantTypeTolerance(type) + 0.5 / scale;
     std::printf("families %-18s max |dlogit| = %.6f (tolerance %.4f)\n", family.c_str(), max_diff, tol);
     CHECK(max_diff <= tol);
 

@@ -33,28 +33,6 @@
 using namespace uaii;
 using namespace uaii::testing;
 
-namespace {
-
-double MoeTolerance(const std::string& type) {
-  if (type == "f32" || type == "f16") return 0.01;
-  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.3;
-  return 0.15;
-}
-
-std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double scale) {
-  std::string comp = Base64Decode(b64);
-  std::vector<int16_t> q(n);
-  uLongf len = static_cast<uLongf>(n * 2);
-  if (uncompress(reinterpret_cast<Bytef*>(q.data()), &len, reinterpret_cast<const Bytef*>(comp.data()),
-                 comp.size()) != Z_OK ||
-      len != n * 2)
-    return {};
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(q[i] / scale);
-  return v;
-}
-
-}  // namespace
 
 TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
   int n = 0;
@@ -82,7 +60,7 @@ TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
     double max_diff = 0, max_abs = 0;
     for (float v : want) max_abs = std::max(max_abs, double(std::fabs(v)));
     for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
-    const double tol = MoeTolerance(type) * std::min(1.0, max_abs / 5.0) + 0.5 / scale;
+    const double tol = QuantTypeTolerance(type) * std::min(1.0, max_abs / 5.0) + 0.5 / scale;
     std::printf("moe %-18s max |dlogit| = %.6f (tolerance %.4f)\n", family.c_str(), max_diff, tol);
     CHECK(max_diff <= tol);
 

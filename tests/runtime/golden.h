@@ -59,9 +59,8 @@ inline std::vector<float> F32FromBase64(std::string_view b64) {
   return v;
 }
 
-// A full row stored as zlib'ed int16 round(logit * scale).
-inline std::vector<float> RowFromZlib(const std::string& path, int64_t n, double scale) {
-  std::string comp = ReadFile(path);
+// Logits stored as zlib'ed int16 round(logit * scale): n values, or {} on a bad blob.
+inline std::vector<float> DecodeI16Zlib(std::string_view comp, size_t n, double scale) {
   std::vector<int16_t> q(n);
   uLongf len = static_cast<uLongf>(n * 2);
   if (comp.empty() ||
@@ -70,8 +69,27 @@ inline std::vector<float> RowFromZlib(const std::string& path, int64_t n, double
       len != static_cast<uLongf>(n * 2))
     return {};
   std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(q[i] / scale);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(q[i] / scale);
   return v;
+}
+
+// A full row in a .i16.zlib file.
+inline std::vector<float> RowFromZlib(const std::string& path, int64_t n, double scale) {
+  return DecodeI16Zlib(ReadFile(path), static_cast<size_t>(n), scale);
+}
+
+// The same, base64-encoded inside a JSON golden.
+inline std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double scale) {
+  return DecodeI16Zlib(Base64Decode(b64), n, scale);
+}
+
+// Max |logit - llama.cpp| allowed for a tiny random model by its weight type: float
+// weights drift by rounding only; quantized activations add a quantum now and then,
+// more with K-quants (measured figures: docs/support.md).
+inline double QuantTypeTolerance(const std::string& type) {
+  if (type == "f32" || type == "f16") return 0.01;
+  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.3;
+  return 0.15;
 }
 
 // Tolerances, measured against llama-cpp-python 0.3.36 (CPU: AVX-512, llamafile sgemm,
