@@ -52,3 +52,38 @@ def sha256(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def write_table_goldens(argv, table, kind):
+    """Goldens for one table of tiny GGUFs (make_family_models.FAMILIES, make_moe_models
+    .MOE_FAMILIES): argv = FIXTURE_DIR [OUT_DIR] [NAME ...]. For every row (or the NAMEs
+    given), evaluates FIXTURE_DIR/<kind>/prompt.txt on <kind>/<name>.gguf and writes
+    OUT_DIR/<kind>-<name>.json (default tests/golden/llamacpp/): the reference version,
+    the file's SHA-256, the prompt, and all logit rows as zlib'ed little-endian int16
+    round(logit * scale), base64 (scale = 30000 / max|logit|, so the rounding error is
+    below 1 / (2 * scale))."""
+    import base64
+    import json
+    import os
+
+    import numpy as np
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    fixtures = os.path.join(argv[0], kind)
+    out = argv[1] if len(argv) > 1 else os.path.join(here, "..", "golden", "llamacpp")
+    names = argv[2:] or list(table)
+    prompt = [int(t) for t in open(os.path.join(fixtures, "prompt.txt")).read().split()]
+    for name in names:
+        path = os.path.join(fixtures, name + ".gguf")
+        llm = load(path, n_ctx=256)
+        logits = eval_all(llm, prompt)
+        scale = 30000.0 / float(np.abs(logits).max())
+        with open(os.path.join(out, f"{kind}-{name}.json"), "w") as f:
+            json.dump({"reference": version(), "family": name, "arch": table[name]["arch"],
+                       "type": table[name]["type"], "model_file": f"{kind}/{name}.gguf",
+                       "model_sha256": sha256(path),
+                       "settings": "n_ctx=256 n_batch=512 n_threads=2 flash_attn=False logits_all=True, KV f16",
+                       "prompt_tokens": prompt, "n_vocab": int(logits.shape[1]), "scale": scale,
+                       "logits_i16_zlib_b64": base64.b64encode(row_q_zlib(logits, scale)).decode()}, f)
+        print(name, logits.shape, float(abs(logits).max()))
+        del llm
