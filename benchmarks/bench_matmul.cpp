@@ -3,7 +3,7 @@
 // best call of the run (the machine is shared: the minimum is the least disturbed),
 // as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read.
 // Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar]
-// [--shape OUTxIN].
+// [--shape OUTxIN] [--interleave] (16-row interleaved weights, kernels/interleave.h).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -16,6 +16,7 @@
 
 #include "formats/fp16.h"
 #include "formats/tensor_type.h"
+#include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "kernels/vec_dot.h"
 
@@ -44,13 +45,14 @@ std::vector<uint8_t> MakeWeights(TensorType t, int64_t out, int64_t in) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, interleave = false;
   long long shape_out = 0, shape_in = 0;
   int64_t batch = 1;
   std::string only;
   uaii::KernelImpl impl = uaii::KernelImpl::kAuto;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--interleave")) interleave = true;
     else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) std::sscanf(argv[++i], "%lldx%lld", &shape_out, &shape_in);
@@ -81,11 +83,19 @@ int main(int argc, char** argv) {
       if (!only.empty() && only != uaii::TensorTypeName(static_cast<uint32_t>(t))) continue;
       for (const auto& s : shapes) {
         const int64_t out = s[0], in = s[1];
-        const auto w = MakeWeights(t, out, in);
+        if (interleave && !uaii::kernels::HasInterleavedKernel(t)) continue;
+        auto w = MakeWeights(t, out, in);
+        if (interleave) {
+          auto packed = w;
+          (void)uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data());
+          w = std::move(packed);
+        }
         std::vector<float> x(in * batch, 0.5f), y(out * batch);
         for (int64_t i = 0; i < in * batch; ++i) x[i] = 0.001f * static_cast<float>(i % 97) - 0.05f;
         auto once = [&] {
-          const auto st = uaii::MatMul(t, w.data(), out, in, x.data(), batch, y.data(), &pool, impl);
+          const auto st = interleave
+              ? uaii::kernels::MatMulInterleaved(t, w.data(), out, in, x.data(), batch, y.data(), &pool)
+              : uaii::MatMul(t, w.data(), out, in, x.data(), batch, y.data(), &pool, impl);
           if (!st.ok()) std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
         };
         once();  // warm up

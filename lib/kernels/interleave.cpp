@@ -1,0 +1,272 @@
+// Interleaved weights (interleave.h): the repack, its inverse for one row, and the
+// matmul driver over 16-row groups.
+#include "kernels/interleave.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "formats/quant_blocks.h"
+#include "kernels/quantize_act.h"
+#include "kernels/vec_dot.h"
+#include "util/str_cat.h"
+
+namespace uaii::kernels {
+namespace {
+
+using quant::kQK;
+
+constexpr int R = kInterleaveRows;
+
+struct Geometry {
+  int block_bytes = 0;     // one row-major block
+  int qs_offset = 0;       // where its quants start (after d, and qh for Q5_0)
+  int chunks = 0;          // 64-byte chunks per group-block
+  int group_block = 0;     // bytes of one group-block = R * block_bytes
+};
+
+bool GeometryOf(TensorType type, Geometry* g) {
+  switch (type) {
+    case TensorType::Q4_0: *g = {18, 2, 4, 0}; break;
+    case TensorType::Q5_0: *g = {22, 6, 4, 0}; break;
+    case TensorType::Q8_0: *g = {34, 2, 8, 0}; break;
+    default: return false;
+  }
+  g->group_block = R * g->block_bytes;
+  return true;
+}
+
+// Q5_0's qh (bit j = high bit of element j) -> qh' (interleave.h): byte i, bit k =
+// element 4k+i; bit 4+k = element 16+4k+i.
+uint32_t ReorderQh(uint32_t h) {
+  uint32_t out = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k) {
+      out |= ((h >> (4 * k + i)) & 1u) << (8 * i + k);
+      out |= ((h >> (16 + 4 * k + i)) & 1u) << (8 * i + 4 + k);
+    }
+  return out;
+}
+uint32_t RestoreQh(uint32_t q) {
+  uint32_t h = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k) {
+      h |= ((q >> (8 * i + k)) & 1u) << (4 * k + i);
+      h |= ((q >> (8 * i + 4 + k)) & 1u) << (16 + 4 * k + i);
+    }
+  return h;
+}
+
+// Moves one block between row-major (blk) and its slot r of group-block gb.
+template <bool kToGroup>
+void MoveBlock(TensorType type, const Geometry& g, uint8_t* blk, uint8_t* gb, int r) {
+  const uint8_t flip = type == TensorType::Q8_0 ? 0x80 : 0x00;
+  if constexpr (kToGroup) std::memcpy(gb + 2 * r, blk, 2); else std::memcpy(blk, gb + 2 * r, 2);
+  uint8_t* chunks = gb + 32;
+  if (type == TensorType::Q5_0) {
+    uint32_t h;
+    if constexpr (kToGroup) {
+      std::memcpy(&h, blk + 2, 4);
+      h = ReorderQh(h);
+      std::memcpy(gb + 32 + 4 * r, &h, 4);
+    } else {
+      std::memcpy(&h, gb + 32 + 4 * r, 4);
+      h = RestoreQh(h);
+      std::memcpy(blk + 2, &h, 4);
+    }
+    chunks = gb + 96;
+  }
+  for (int k = 0; k < g.chunks; ++k)
+    for (int i = 0; i < 4; ++i) {
+      uint8_t& lane = chunks[64 * k + 4 * r + i];
+      uint8_t& q = blk[g.qs_offset + 4 * k + i];
+      if constexpr (kToGroup) lane = q ^ flip; else q = lane ^ flip;
+    }
+}
+
+bool CpuHasAvx512VnniForInterleave() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
+                          std::getenv("UAII_NO_AVX512") == nullptr;
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool CpuHasAvx512VnniRaw() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  return has;
+#else
+  return false;
+#endif
+}
+
+InterleaveIsa Resolve(InterleaveIsa isa) {
+  if (isa != InterleaveIsa::kAuto) return isa;
+  if (CpuHasAvx512VnniForInterleave()) return InterleaveIsa::kAvx512;
+  return InterleaveIsa::kAvx2;
+}
+
+GroupFn Kernel(TensorType type, InterleaveIsa isa) {
+  switch (Resolve(isa)) {
+    case InterleaveIsa::kAvx512: return CpuHasAvx512VnniRaw() ? GroupKernelAvx512(type) : nullptr;
+    default: return CpuHasAvx2() ? GroupKernelAvx2(type) : nullptr;
+  }
+}
+
+// K of interleave.h: the unsigned weight offset the kernel subtracts (AVX2's Q8_0
+// goes signed: 0).
+int32_t Offset(TensorType type, InterleaveIsa isa) {
+  switch (type) {
+    case TensorType::Q4_0: return 8;
+    case TensorType::Q5_0: return 16;
+    default: return Resolve(isa) == InterleaveIsa::kAvx512 ? 128 : 0;
+  }
+}
+
+// Per-thread scratch for the prepared activations: no allocation per call once warm.
+struct Scratch {
+  std::vector<uint8_t> acts;
+  std::vector<int32_t> sums;
+};
+Scratch& ThreadScratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+}  // namespace
+
+bool HasInterleavedKernel(TensorType type) {
+  Geometry g;
+  return GeometryOf(type, &g) && Kernel(type, InterleaveIsa::kAuto) != nullptr;
+}
+
+absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, int64_t in, void* dst) {
+  Geometry g;
+  if (!GeometryOf(type, &g))
+    return absl::UnimplementedError(StrCat("repack: no interleaved layout for ", TensorTypeName(static_cast<uint32_t>(type))));
+  if (in <= 0 || in % kQK != 0 || out < 0)
+    return absl::InvalidArgumentError(StrCat("repack: row length ", in, " is not a positive multiple of 32"));
+  const int64_t nb = in / kQK, row_bytes = nb * g.block_bytes, groups = out / R;
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  std::vector<uint8_t> blk(static_cast<size_t>(g.block_bytes));
+  for (int64_t grp = 0; grp < groups; ++grp)
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t* gb = d + (grp * nb + b) * g.group_block;
+      for (int r = 0; r < R; ++r) {
+        std::memcpy(blk.data(), s + (grp * R + r) * row_bytes + b * g.block_bytes, blk.size());
+        MoveBlock<true>(type, g, blk.data(), gb, r);
+      }
+    }
+  std::memcpy(d + groups * R * row_bytes, s + groups * R * row_bytes, static_cast<size_t>((out - groups * R) * row_bytes));
+  return absl::OkStatus();
+}
+
+void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t in, int64_t row, void* dst) {
+  Geometry g;
+  if (!GeometryOf(type, &g)) return;
+  const int64_t nb = in / kQK, row_bytes = nb * g.block_bytes;
+  const auto* src = static_cast<const uint8_t*>(w);
+  auto* d = static_cast<uint8_t*>(dst);
+  if (row >= out / R * R) {  // tail rows are row-major
+    std::memcpy(d, src + row * row_bytes, static_cast<size_t>(row_bytes));
+    return;
+  }
+  const int64_t grp = row / R;
+  const int r = static_cast<int>(row % R);
+  for (int64_t b = 0; b < nb; ++b) {
+    // MoveBlock reads the group-block only when restoring; the cast keeps one template.
+    auto* gb = const_cast<uint8_t*>(src + (grp * nb + b) * g.group_block);
+    MoveBlock<false>(type, g, d + b * g.block_bytes, gb, r);
+  }
+}
+
+absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
+                               int64_t batch, float* y, ThreadPool* pool, InterleaveIsa isa) {
+  Geometry g;
+  const GroupFn group = GeometryOf(type, &g) ? Kernel(type, isa) : nullptr;
+  if (group == nullptr)
+    return absl::UnimplementedError(StrCat("matmul: no interleaved kernel for ", TensorTypeName(static_cast<uint32_t>(type)),
+                                           " on this CPU"));
+  if (in <= 0 || in % kQK != 0 || out < 0 || batch < 0)
+    return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape out=", out, " in=", in, " batch=", batch));
+  if (out == 0 || batch == 0) return absl::OkStatus();
+  if (w == nullptr || x == nullptr || y == nullptr)
+    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
+
+  // Activations: Q8_0 rows as the reference quantizes them, plus K * sum(qs) per block.
+  const int64_t nb = in / kQK;
+  const int64_t act_bytes = nb * static_cast<int64_t>(sizeof(quant::BlockQ8_0));
+  const int32_t k_off = Offset(type, isa);
+  Scratch& sc = ThreadScratch();
+  sc.acts.resize(static_cast<size_t>(act_bytes * batch));
+  sc.sums.resize(static_cast<size_t>(nb * batch));
+  auto prepare = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      auto* blocks = reinterpret_cast<quant::BlockQ8_0*>(sc.acts.data() + b * act_bytes);
+      QuantizeRowQ8_0(x + b * in, blocks, in);
+      for (int64_t i = 0; i < nb; ++i) {
+        int32_t s = 0;
+        for (int j = 0; j < kQK; ++j) s += blocks[i].qs[j];
+        sc.sums[static_cast<size_t>(b * nb + i)] = k_off * s;
+      }
+    }
+  };
+  if (batch > 1 && pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(batch, prepare, 1);
+  else prepare(0, batch);
+
+  const uint8_t* acts = sc.acts.data();
+  const int32_t* sums = sc.sums.data();
+  const auto* wb = static_cast<const uint8_t*>(w);
+  const int64_t row_bytes = nb * g.block_bytes;
+  const int64_t groups = out / R, tail = out - groups * R;
+  const VecDotFn dot = CpuHasAvx2() && VecDotAvx2(type) ? VecDotAvx2(type) : VecDotRef(type);
+  // Work items: the groups, then one item for the row-major tail rows.
+  auto run = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      if (i == groups) {
+        const uint8_t* tw = wb + groups * R * row_bytes;
+        for (int64_t r = 0; r < tail; ++r)
+          for (int64_t b = 0; b < batch; ++b)
+            y[b * out + groups * R + r] = dot(tw + r * row_bytes, acts + b * act_bytes, in);
+        continue;
+      }
+      const uint8_t* gw = wb + i * R * row_bytes;
+      for (int64_t b = 0; b < batch; b += 4) {
+        const int cols = static_cast<int>(std::min<int64_t>(4, batch - b));
+        group(gw, nb, acts + b * act_bytes, act_bytes, sums + b * nb, nb, cols, y + b * out + i * R, out);
+      }
+    }
+  };
+  const int64_t items = groups + (tail > 0 ? 1 : 0);
+  if (pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(items, run, 1);
+  else run(0, items);
+  return absl::OkStatus();
+}
+
+absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, int64_t cols, const int32_t* ids,
+                                int64_t n_ids, float* out) {
+  Geometry g;
+  const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
+  if (!GeometryOf(type, &g) || traits == nullptr || traits->dequantize == nullptr)
+    return absl::UnimplementedError(StrCat("get_rows: no interleaved layout for ", TensorTypeName(static_cast<uint32_t>(type))));
+  if (cols <= 0 || cols % kQK != 0)
+    return absl::InvalidArgumentError(StrCat("get_rows: row length ", cols, " is not a positive multiple of 32"));
+  for (int64_t i = 0; i < n_ids; ++i)
+    if (ids[i] < 0 || ids[i] >= rows)
+      return absl::OutOfRangeError(StrCat("get_rows: row id ", ids[i], " (index ", i, ") outside [0, ", rows, ")"));
+  std::vector<uint8_t> row(static_cast<size_t>(cols / kQK * g.block_bytes));
+  for (int64_t i = 0; i < n_ids; ++i) {
+    InterleavedRowToBlocks(type, w, rows, cols, ids[i], row.data());
+    traits->dequantize(row.data(), out + i * cols, cols / kQK);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace uaii::kernels

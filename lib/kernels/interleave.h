@@ -1,0 +1,72 @@
+// Matmul weights repacked at load into 16-row interleaved groups, for Q4_0, Q5_0 and
+// Q8_0 (the 32-block types whose integer dot is a plain byte product).
+//
+// Why: the row-major tiles (gemm_tile.h) reduce each weight row's 32-element block
+// to one integer before the f32 step, so every row-block pays a horizontal sum and
+// its own unpacking (about 13 vector operations). Interleaving 16 rows at 4-byte
+// granularity puts row r's 4 consecutive weights in int32 lane r of a 64-byte
+// vector: one byte-dot instruction (vpdpbusd, or maddubs + madd on AVX2) against a
+// broadcast of the activation's 4 matching bytes accumulates all 16 rows' sums in
+// their own lanes, with no horizontal step (about 2.5 operations per row-block). The
+// groups are also one sequential stream, which the hardware prefetcher follows.
+//
+// Layout (same byte size as the row-major matrix: a permutation of its bytes). Rows
+// [0, 16*G) form G groups; the out % 16 tail rows follow unchanged, row-major. Group
+// g holds, for each 32-block b in order, one group-block:
+//   d[16]       the 16 rows' f16 scales                              32 bytes
+//   Q5_0 only:  qh'[16] the rows' high bits, reordered (below)       64 bytes
+//   chunks      4 (Q4_0, Q5_0) or 8 (Q8_0) chunks of 64 bytes; chunk k, bytes
+//               4r..4r+3 = row r's qs[4k..4k+3] (Q8_0: each XOR 0x80, i.e. the
+//               signed weight + 128 as an unsigned byte)
+// Q4_0/Q5_0 chunk k's low nibbles are elements 4k..4k+3, its high nibbles elements
+// 16+4k..16+4k+3. Q5_0's qh' byte i holds in bit k the high bit of element 4k+i and
+// in bit 4+k that of element 16+4k+i, so chunk k's bits come out with one shift.
+//
+// Exactness: with unsigned weights u = q + K (K = 8, 16, 128 for Q4_0, Q5_0, Q8_0),
+// sum(q x) = sum(u x) - K sum(x), exact in int32; the f32 steps per block are the
+// reference's (vec_dot.h), so results are bit-identical to MatMul's.
+#pragma once
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "formats/tensor_type.h"
+#include "kernels/thread_pool.h"
+
+namespace uaii::kernels {
+
+inline constexpr int kInterleaveRows = 16;
+
+// True when this CPU has interleaved kernels for `type` (only then repack).
+bool HasInterleavedKernel(TensorType type);
+
+// dst = the interleaved layout of the row-major [out x in] matrix src (same size,
+// not aliased). Errors: unsupported type, `in` not a multiple of 32.
+absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, int64_t in, void* dst);
+
+// Copies row `row` of an interleaved matrix back into row-major blocks (dst holds
+// one row, RowBytes bytes): the inverse of the repack for one row.
+void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t in, int64_t row,
+                            void* dst);
+
+// Which build of the group kernels runs: the best the CPU has, or one forced (tests).
+enum class InterleaveIsa { kAuto, kAvx2, kAvx512 };
+
+// y = W x (kernels/matmul.h's contract) for an interleaved W. Requires
+// HasInterleavedKernel(type); a forced ISA the CPU lacks is an error.
+absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
+                               int64_t batch, float* y, ThreadPool* pool,
+                               InterleaveIsa isa = InterleaveIsa::kAuto);
+
+// Embedding lookup (kernels/matmul.h GetRows) on an interleaved W.
+absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, int64_t cols,
+                                const int32_t* ids, int64_t n_ids, float* out);
+
+// One group's kernel: y[c * ys + r] for r < 16, c < cols (1..4). w: the group's
+// group-blocks; x: `cols` Q8_0 activation rows xs bytes apart; xk: per activation
+// row (xk_stride ints apart), per block, K * sum(x qs).
+using GroupFn = void (*)(const uint8_t* w, int64_t nb, const uint8_t* x, int64_t xs, const int32_t* xk,
+                         int64_t xk_stride, int cols, float* y, int64_t ys);
+GroupFn GroupKernelAvx512(TensorType type);
+GroupFn GroupKernelAvx2(TensorType type);
+
+}  // namespace uaii::kernels

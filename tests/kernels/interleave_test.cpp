@@ -1,0 +1,148 @@
+// Interleaved weights (kernels/interleave.h): the repack is a lossless permutation,
+// and MatMul on the interleaved layout (AVX2 and AVX-512 VNNI builds) equals the
+// scalar reference on the row-major matrix bit for bit, for every batch, row count
+// around the 16-row groups, row length, thread count and misaligned pointers.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/fp16.h"
+#include "formats/tensor_type.h"
+#include "kernels/interleave.h"
+#include "kernels/matmul.h"
+#include "kernels/vec_dot.h"
+
+using uaii::KernelImpl;
+using uaii::TensorType;
+using uaii::kernels::InterleaveIsa;
+
+namespace {
+
+const TensorType kTypes[] = {TensorType::Q4_0, TensorType::Q5_0, TensorType::Q8_0};
+
+int BlockBytes(TensorType t) { return static_cast<int>(uaii::FindTensorType(static_cast<uint32_t>(t))->type_size); }
+
+// Random blocks (every bit pattern of the quants) with f16 scales ~ N(0, 0.05).
+std::vector<uint8_t> RandomMatrix(TensorType t, int64_t out, int64_t in, std::mt19937& rng) {
+  const int64_t blocks = out * in / 32;
+  std::vector<uint8_t> w(static_cast<size_t>(blocks * BlockBytes(t)));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto& b : w) b = static_cast<uint8_t>(byte(rng));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint16_t h = uaii::Fp32ToFp16(0.05f * normal(rng));
+    std::memcpy(w.data() + b * BlockBytes(t), &h, 2);
+  }
+  return w;
+}
+
+std::vector<float> RandomActs(int64_t n, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (auto& v : x) v = normal(rng);
+  if (n >= 64) x[5] = 40.0f;  // an outlier block
+  if (n >= 128) std::fill(x.begin() + 64, x.begin() + 96, 0.0f);  // an all-zero block
+  return x;
+}
+
+std::vector<InterleaveIsa> Isas() {
+  std::vector<InterleaveIsa> isas;
+  if (!uaii::kernels::CpuHasAvx2()) return isas;
+  isas.push_back(InterleaveIsa::kAvx2);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
+    isas.push_back(InterleaveIsa::kAvx512);
+  return isas;
+}
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("interleave: the repack is a permutation that each row can be read back from", "[interleave]") {
+  std::mt19937 rng(7);
+  for (TensorType t : kTypes) {
+    for (int64_t out : {1, 15, 16, 17, 33, 48}) {
+      const int64_t in = 96;
+      const auto w = RandomMatrix(t, out, in, rng);
+      std::vector<uint8_t> packed(w.size());
+      REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data()).ok());
+      auto sorted_a = w, sorted_b = packed;
+      if (t != TensorType::Q8_0 && t != TensorType::Q5_0) {  // Q8_0 flips bytes, Q5_0 reorders bits
+        std::sort(sorted_a.begin(), sorted_a.end());
+        std::sort(sorted_b.begin(), sorted_b.end());
+        CHECK(sorted_a == sorted_b);
+      }
+      const int64_t row_bytes = in / 32 * BlockBytes(t);
+      std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
+      for (int64_t r = 0; r < out; ++r) {
+        uaii::kernels::InterleavedRowToBlocks(t, packed.data(), out, in, r, row.data());
+        INFO(uaii::TensorTypeName(static_cast<uint32_t>(t)) << " out=" << out << " row=" << r);
+        REQUIRE(std::memcmp(row.data(), w.data() + r * row_bytes, static_cast<size_t>(row_bytes)) == 0);
+      }
+      // Embedding lookups on the interleaved layout dequantize the original rows.
+      std::vector<int32_t> ids = {0, static_cast<int32_t>(out - 1)};
+      std::vector<float> a(2 * in), b(2 * in);
+      REQUIRE(uaii::GetRows(t, w.data(), out, in, ids.data(), 2, a.data()).ok());
+      REQUIRE(uaii::kernels::GetRowsInterleaved(t, packed.data(), out, in, ids.data(), 2, b.data()).ok());
+      CHECK(SameBits(a, b));
+    }
+  }
+}
+
+TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interleave]") {
+  const auto isas = Isas();
+  if (isas.empty()) {
+    WARN("SKIP: CPU without AVX2/FMA/F16C");
+    return;
+  }
+  std::mt19937 rng(11);
+  uaii::ThreadPool pool2(2), pool3(3);
+  uaii::ThreadPool* pools[] = {nullptr, &pool2, &pool3};
+  for (TensorType t : kTypes) {
+    for (int64_t in : {32, 64, 96, 2816}) {
+      for (int64_t out : {1, 15, 16, 17, 31, 32, 47, 70}) {
+        const int64_t batch = 9;
+        const auto w = RandomMatrix(t, out, in, rng);
+        // Misaligned copies of both operands.
+        std::vector<uint8_t> packed(w.size() + 1);
+        REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data() + 1).ok());
+        const auto xs = RandomActs(in * batch + 1, rng);
+        const float* x = xs.data() + 1;
+        for (int64_t b : {int64_t{1}, int64_t{4}, int64_t{5}, batch}) {
+          std::vector<float> ref(static_cast<size_t>(out * b));
+          REQUIRE(uaii::MatMul(t, w.data(), out, in, x, b, ref.data(), nullptr, KernelImpl::kScalar).ok());
+          for (InterleaveIsa isa : isas)
+            for (uaii::ThreadPool* pool : pools) {
+              std::vector<float> y(static_cast<size_t>(out * b), -7.0f);
+              const auto st = uaii::kernels::MatMulInterleaved(t, packed.data() + 1, out, in, x, b, y.data(), pool, isa);
+              INFO(uaii::TensorTypeName(static_cast<uint32_t>(t)) << " in=" << in << " out=" << out << " batch=" << b
+                                                                << " isa=" << static_cast<int>(isa)
+                                                                << " threads=" << (pool ? pool->num_threads() : 1));
+              REQUIRE(st.ok());
+              CHECK(SameBits(ref, y));
+            }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("interleave: bad shapes and types are errors naming the cause", "[interleave]") {
+  std::vector<uint8_t> w(64 * 34), dst(w.size());
+  auto st = uaii::kernels::RepackInterleaved(TensorType::Q4_K, w.data(), 1, 256, dst.data());
+  CHECK(st.code() == absl::StatusCode::kUnimplemented);
+  st = uaii::kernels::RepackInterleaved(TensorType::Q8_0, w.data(), 2, 48, dst.data());
+  CHECK(st.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(st.message()).find("48") != std::string::npos);
+  int32_t bad = 5;
+  std::vector<float> out(32);
+  st = uaii::kernels::GetRowsInterleaved(TensorType::Q8_0, w.data(), 2, 32, &bad, 1, out.data());
+  CHECK(st.code() == absl::StatusCode::kOutOfRange);
+}
