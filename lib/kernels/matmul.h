@@ -22,6 +22,8 @@
 
 namespace uaii {
 
+inline constexpr int kMatMulKernelVersion = 1;  // bump when a MatMul kernel changes: keys the cached storage calibration
+
 // Which dot-product implementation to run. kAuto picks AVX2 when the CPU has it.
 enum class KernelImpl { kAuto, kScalar, kAvx2 };
 
