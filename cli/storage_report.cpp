@@ -30,6 +30,14 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
           StrCat("--kv-window takes a non-negative integer (0: unbounded up to --max-context), got \"", v, "\""));
     so->kv_window = n;
   }
+  if (a.has("--moe-top-k")) {  // fewer experts per token: an explicit approximation (docs/moe.md)
+    const std::string v = a.get("--moe-top-k");
+    int64_t k = 0;
+    auto r = std::from_chars(v.data(), v.data() + v.size(), k);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size() || k < 1)
+      return absl::InvalidArgumentError(StrCat("--moe-top-k takes a positive integer (experts per token), got \"", v, "\""));
+    so->moe_top_k = k;
+  }
   return absl::OkStatus();
 }
 
@@ -88,6 +96,7 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     w.Key("activation_bytes").Uint(p.activation_bytes);
     w.Key("minimum_bytes").Uint(p.minimum_bytes);
     w.Key("expected_peak_bytes").Uint(p.expected_peak_bytes);
+    WriteExpertPlan(w, p);
     w.Key("calibration");
     if (cal.ok()) {
       w.BeginObject();
@@ -127,6 +136,18 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
               sp->kv_window ? StrCat("window ", sp->kv_window, " + ", sp->kv_sinks, " sinks").c_str() : "unbounded",
               (long long)sp->max_context);
   std::printf("activations:    %s\n", FormatBytes(p.activation_bytes).c_str());
+  if (p.expert_bytes > 0) {
+    std::printf("experts:        %s in banks; %s, top-%lld of the file's %lld per token: %s read per token "
+                "when every expert misses",
+                FormatBytes(p.expert_bytes).c_str(),
+                p.expert_cache_bytes ? StrCat("LRU of ", FormatBytes(p.expert_cache_bytes)).c_str()
+                                     : "read through the mapping",
+                (long long)p.moe_top_k, (long long)p.moe_top_k_file, FormatBytes(p.expert_bytes_per_token).c_str());
+    if (p.moe_top_k < p.moe_top_k_file)
+      std::printf(" (APPROXIMATE: --moe-top-k; %s at the file's top-%lld)", FormatBytes(p.expert_bytes_per_token_file_k).c_str(),
+                  (long long)p.moe_top_k_file);
+    std::printf("\n");
+  }
   std::printf("expected peak:  %s (minimum %s) plus the process's fixed overhead\n",
               FormatBytes(p.expected_peak_bytes).c_str(), FormatBytes(p.minimum_bytes).c_str());
   if (cal.ok())
@@ -138,6 +159,24 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
   else
     std::printf("predicted:      no calibration (%s)\n", std::string(cal.status().message()).c_str());
   return 0;
+}
+
+void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p) {
+  w.Key("expert_cache");
+  if (p.expert_bytes == 0) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("capacity_bytes").Uint(p.expert_cache_bytes);
+  w.Key("expert_bytes").Uint(p.expert_bytes);
+  w.Key("step_bytes").Uint(p.expert_step_bytes);
+  w.Key("top_k").Int(p.moe_top_k);
+  w.Key("top_k_file").Int(p.moe_top_k_file);
+  w.Key("exact").Bool(p.moe_top_k == p.moe_top_k_file);
+  w.Key("bytes_per_token_max").Uint(p.expert_bytes_per_token);
+  w.Key("bytes_per_token_max_file_k").Uint(p.expert_bytes_per_token_file_k);
+  w.EndObject();
 }
 
 void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
@@ -152,6 +191,19 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
   w.Key("compute_seconds").Double(s.compute_seconds);
   w.Key("staging_hits").Uint(s.staging_hits);
   w.Key("staging_misses").Uint(s.staging_misses);
+  if (s.expert_cache_bytes > 0) {  // the expert LRU of a MoE model under a budget (docs/moe.md)
+    const uint64_t lookups = s.expert_hits + s.expert_misses;
+    w.Key("expert_cache").BeginObject();
+    w.Key("capacity_bytes").Uint(s.expert_cache_bytes);
+    w.Key("hit_rate").Double(lookups ? double(s.expert_hits) / double(lookups) : 0.0);
+    w.Key("hits").Uint(s.expert_hits);
+    w.Key("misses").Uint(s.expert_misses);
+    w.Key("bytes_read").Uint(s.expert_bytes_read);
+    w.Key("bytes_read_per_token").Double(s.decode_tokens ? double(s.expert_decode_bytes_read) / double(s.decode_tokens)
+                                                         : 0.0);
+    w.Key("io_wait_s").Double(s.expert_io_wait_seconds);
+    w.EndObject();
+  }
 }
 
 }  // namespace uaii::cli

@@ -8,12 +8,13 @@
 #include "args.h"
 #include "uaii/model.h"
 #include "uaii/session.h"
+#include "storage/plan.h"
 #include "util/json_writer.h"
 
 namespace uaii::cli {
 
 // The memory flags every generating command takes (default preset: laptop).
-inline constexpr const char* kMemoryFlags[] = {"--preset", "--ram-gb", "--kv-window"};
+inline constexpr const char* kMemoryFlags[] = {"--preset", "--ram-gb", "--kv-window", "--moe-top-k"};
 // Fills so.preset / ram_budget_bytes / kv_window from the flags; errors name the flag.
 absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so);
 
@@ -21,7 +22,11 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so);
 int PrintDryRun(const std::string& command, const std::string& model_path, const Model& model,
                 const SessionOptions& so, bool json);
 
-// The storage keys of --json's `memory` object (after peak_rss_bytes).
+// The dry run's `expert_cache` (null without expert banks).
+void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p);
+
+// The storage keys of --json's `memory` object (after peak_rss_bytes); `expert_cache`
+// only with an expert LRU.
 void WriteStorageMemory(JsonWriter& w, const StorageStats& s);
 
 }  // namespace uaii::cli

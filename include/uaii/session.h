@@ -25,6 +25,9 @@ struct SessionOptions {
   std::string preset = "none";      // laptop | desktop | server | phone | none | off
   uint64_t ram_budget_bytes = 0;    // 0: the preset's budget
   int64_t kv_window = -1;           // resident KV positions (+4 sinks); -1: the preset's, 0: unbounded
+  // Mixture-of-experts models (docs/moe.md): experts per token. 0: the file's
+  // expert_used_count (exact); k > 0 uses min(k, file's), an explicit approximation.
+  int64_t moe_top_k = 0;
 };
 
 // What the storage engine did so far (all zero without a budget).
@@ -40,6 +43,13 @@ struct StorageStats {
   double compute_seconds = 0;       // forward-pass time not spent waiting
   uint64_t staging_hits = 0;        // slices already staged (prefetched) when needed
   uint64_t staging_misses = 0;      // slices read synchronously
+  // The expert LRU of a mixture-of-experts model under a budget (docs/moe.md).
+  uint64_t expert_cache_bytes = 0;  // capacity (0: no expert LRU)
+  uint64_t expert_hits = 0, expert_misses = 0;  // expert slices found / read
+  uint64_t expert_bytes_read = 0;   // all expert reads (prefill and decode)
+  double expert_io_wait_seconds = 0;
+  uint64_t expert_decode_bytes_read = 0;  // expert reads during single-token steps
+  int64_t decode_tokens = 0;              // single-token steps
 };
 
 class Session {

@@ -283,7 +283,8 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         break;
       }
       case Kind::kMoeFfn: {
-        // Expert banks are read in place (resident bytes); only the routed slices are touched.
+        // Expert banks are read in place when resident; under a storage plan they are
+        // not (Resident gives null) and the routed slices come through its expert LRU.
         std::vector<BoundWeight> ws(s.in.size());
         auto W = [&](size_t k) -> const BoundWeight* {
           if (k >= s.in.size() || s.in[k] < 0) return nullptr;
@@ -293,6 +294,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         };
         MoeWeights mw{W(1), W(2), W(3), W(4), s.in.size() > 5 && s.in[5] >= 0 ? F(s.in[5]) : nullptr,
                       W(6), W(7), W(8), W(9)};
+        if (source && !(mw.up_exps->data && mw.gate_exps->data && mw.down_exps->data)) mw.cache = source->Experts();
         st = MoeFfn(s.moe, mw, F(s.in[0]), n / cols, y, pool);
         break;
       }

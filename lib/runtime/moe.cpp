@@ -130,8 +130,21 @@ void MoeRoute(const MoeParams& p, const float* probs, const float* bias, int64_t
   }
 }
 
-absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y, ThreadPool* pool) {
+namespace {
+thread_local int64_t g_moe_top_k = 0;
+}  // namespace
+
+MoeTopKScope::MoeTopKScope(int64_t k) : prev_(g_moe_top_k) { g_moe_top_k = k; }
+MoeTopKScope::~MoeTopKScope() { g_moe_top_k = prev_; }
+int64_t MoeTopKScope::Current() { return g_moe_top_k; }
+
+absl::Status MoeFfn(const MoeParams& params, const MoeWeights& w, const float* x, int64_t T, float* y,
+                    ThreadPool* pool) {
+  MoeParams p = params;  // an explicit --moe-top-k may lower k (never raise it)
+  if (MoeTopKScope::Current() > 0) p.n_expert_used = std::min(p.n_expert_used, MoeTopKScope::Current());
   const int64_t n = p.n_expert, k = p.n_expert_used;
+  if (!w.cache && !(w.up_exps->data && w.gate_exps->data && w.down_exps->data))
+    return absl::FailedPreconditionError("moe: expert banks are neither resident nor served by an expert cache");
   const int64_t E = w.up_exps->shape[2], F = w.up_exps->shape[1];
   if (k <= 0 || k > n)
     return absl::InvalidArgumentError(StrCat("moe: expert_used_count ", k, " outside 1..", n));
@@ -150,40 +163,53 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
   for (int64_t i = 0; i < T * k; ++i) rows[sel[i]].push_back(i);
   std::vector<float> xs, up, gate, down;
   std::vector<const uint8_t*> cached(3 * n, nullptr);  // up, gate, down of expert e
-  if (w.cache) {
-    std::vector<BoundWeight> want;
-    std::vector<int64_t> at;
-    for (int64_t e = 0; e < n; ++e) {
-      if (rows[e].empty()) continue;
-      for (const BoundWeight* bank : {w.up_exps, w.gate_exps, w.down_exps}) want.push_back(ExpertSlice(*bank, e));
-      at.push_back(e);
-    }
-    std::vector<const uint8_t*> got;
-    if (auto st = w.cache->Acquire(want, &got); !st.ok()) return st;
-    for (size_t i = 0; i < at.size(); ++i)
-      for (int b = 0; b < 3; ++b) cached[3 * at[i] + b] = got[3 * i + b];
-  }
-  for (int64_t e = 0; e < n; ++e) {
-    const auto& r = rows[e];
-    if (r.empty()) continue;
-    const int64_t m = static_cast<int64_t>(r.size());
-    xs.resize(m * E);
-    for (int64_t i = 0; i < m; ++i) std::copy_n(x + (r[i] / k) * E, E, xs.data() + i * E);
-    up.resize(m * F);
-    gate.resize(m * F);
-    down.resize(m * E);
-    BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
-                      sd = ExpertSlice(*w.down_exps, e);
+  // With a cache, the routed experts are acquired in groups that fit its capacity (a
+  // prefill batch may route to more experts than it holds), each group's misses read
+  // together in file-offset order; a decode step is one group.
+  for (int64_t e0 = 0; e0 < n;) {
+    int64_t e1 = n;
     if (w.cache) {
-      su.data = cached[3 * e];
-      sg.data = cached[3 * e + 1];
-      sd.data = cached[3 * e + 2];
+      std::vector<BoundWeight> want;
+      std::vector<int64_t> at;
+      uint64_t bytes = 0;
+      const uint64_t cap = w.cache->stats().capacity_bytes;
+      for (e1 = e0; e1 < n; ++e1) {
+        if (rows[e1].empty()) continue;
+        const uint64_t b = ExpertSlice(*w.up_exps, e1).bytes + ExpertSlice(*w.gate_exps, e1).bytes +
+                           ExpertSlice(*w.down_exps, e1).bytes;
+        if (!at.empty() && bytes + b > cap) break;
+        bytes += b;
+        for (const BoundWeight* bank : {w.up_exps, w.gate_exps, w.down_exps}) want.push_back(ExpertSlice(*bank, e1));
+        at.push_back(e1);
+      }
+      std::vector<const uint8_t*> got;
+      if (auto st = w.cache->Acquire(want, &got); !st.ok()) return st;
+      for (size_t i = 0; i < at.size(); ++i)
+        for (int b = 0; b < 3; ++b) cached[3 * at[i] + b] = got[3 * i + b];
     }
-    if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
-    if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
-    Swiglu(gate.data(), up.data(), m * F, gate.data());
-    if (auto st = Mm(sd, gate.data(), m, down.data(), pool); !st.ok()) return st;
-    for (int64_t i = 0; i < m; ++i) std::copy_n(down.data() + i * E, E, out.data() + r[i] * E);
+    for (int64_t e = e0; e < e1; ++e) {
+      const auto& r = rows[e];
+      if (r.empty()) continue;
+      const int64_t m = static_cast<int64_t>(r.size());
+      xs.resize(m * E);
+      for (int64_t i = 0; i < m; ++i) std::copy_n(x + (r[i] / k) * E, E, xs.data() + i * E);
+      up.resize(m * F);
+      gate.resize(m * F);
+      down.resize(m * E);
+      BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
+                        sd = ExpertSlice(*w.down_exps, e);
+      if (w.cache) {
+        su.data = cached[3 * e];
+        sg.data = cached[3 * e + 1];
+        sd.data = cached[3 * e + 2];
+      }
+      if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
+      if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
+      Swiglu(gate.data(), up.data(), m * F, gate.data());
+      if (auto st = Mm(sd, gate.data(), m, down.data(), pool); !st.ok()) return st;
+      for (int64_t i = 0; i < m; ++i) std::copy_n(down.data() + i * E, E, out.data() + r[i] * E);
+    }
+    e0 = e1;
   }
   // y[t] = sum over j in selection order of out[t, j] * w[t, j] (ggml_mul, then a
   // chain of ggml_add as build_moe_ffn aggregates).

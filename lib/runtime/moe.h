@@ -51,7 +51,8 @@ struct MoeWeights {
   const BoundWeight* down_shexp = nullptr;   // [E, Fs]
   const BoundWeight* gate_inp_shexp = nullptr;  // [E]: sigmoid gate of the shared expert, optional
   // When set, expert slices come from this LRU (read from the banks' files) instead
-  // of the banks' `data`; one Acquire per step for all routed experts.
+  // of the banks' `data`: the routed experts are acquired in index (= file-offset)
+  // order, in as few groups as fit the capacity (one for a decode step).
   ExpertCache* cache = nullptr;
 };
 
@@ -76,6 +77,23 @@ void MoeGate(MoeGating g, float* logits, int64_t T, int64_t n_expert);
 // and that the selection bias is F32; fills `p` from the attributes.
 absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
                         const std::vector<const BoundWeight*>& weights, MoeParams* p);
+
+// Fewer experts per token than the file says, an explicit approximation
+// (SessionOptions::moe_top_k, `--moe-top-k`): while a scope is alive on this thread,
+// MoeFfn uses min(k, n_expert_used) experts per token, chosen and renormalised exactly
+// as with the file's k (llama.cpp with expert_used_count overridden does the same).
+// 0: the file's k, exact. Session::Eval opens one around each forward pass.
+class MoeTopKScope {
+ public:
+  explicit MoeTopKScope(int64_t k);
+  ~MoeTopKScope();
+  MoeTopKScope(const MoeTopKScope&) = delete;
+  MoeTopKScope& operator=(const MoeTopKScope&) = delete;
+  static int64_t Current();
+
+ private:
+  int64_t prev_;
+};
 
 // y [T, E] = moe_ffn(x [T, E]) as above.
 absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y, ThreadPool* pool);

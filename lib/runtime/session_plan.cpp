@@ -4,6 +4,7 @@
 
 #include "runtime/model_impl.h"
 #include "runtime/streamed_weights.h"
+#include "storage/expert_plan.h"
 
 namespace uaii::runtime {
 namespace {
@@ -20,6 +21,7 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   if (options.kv_window >= 0) ov.kv_window = options.kv_window;
   sp.preset = storage::ResolvePreset(*preset, storage::ReadMachineMemory(), ov);
   sp.use_storage = sp.preset.budget_bytes > 0;
+  sp.moe_top_k = options.moe_top_k;
   sp.threads = options.threads > 0 ? options.threads : sp.preset.threads;
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;
@@ -55,6 +57,7 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   if (sp.kv_cells >= KvCache::CellCount(ctx, 0, 0, 0)) sp.kv_window = 0, sp.kv_sinks = 0;  // window >= context
 
   sp.inputs = PlanInputsFromGraph(m.graph, *m.weights);
+  storage::ApplyMoeTopK(&sp.inputs, sp.moe_top_k);
   sp.inputs.kv_bytes = 0;
   for (const auto& l : m.executor->kv_layers())
     sp.inputs.kv_bytes += static_cast<uint64_t>(sp.kv_cells) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;

@@ -4,6 +4,7 @@
 
 #include "ir/validate.h"
 #include "kernels/matmul.h"
+#include "runtime/expert_storage.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -36,6 +37,7 @@ storage::PlanInputs PlanInputsFromGraph(const ir::Graph& g, const WeightSet& wei
     p.role = storage::RoleOf(t.weight->tensor, !(p.matmul || p.embed), &p.layer);
     in.tensors.push_back(std::move(p));
   }
+  MarkExpertBanks(g, weights, &in);  // expert banks: the expert LRU, not pinned or staged
   return in;
 }
 
@@ -59,6 +61,11 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
     Entry e;
     e.pinned = plan.residency[i] == storage::Residency::kPinned;
     e.rows_per_slice = plan.rows_per_slice[i];
+    if (plan.residency[i] == storage::Residency::kExpertLru) {  // read slice by slice through experts_
+      e.pinned = false;
+      sw->entries_.emplace(w, std::move(e));
+      continue;
+    }
     if (w->file.empty()) {  // in-memory bytes (PlanInputsFromGraph pinned them): borrowed
       e.borrowed = w->data;
       sw->entries_.emplace(w, std::move(e));
@@ -95,6 +102,7 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
       }
     }
   }
+  if (plan.expert_cache_bytes > 0) sw->experts_ = std::make_unique<ExpertCache>(plan.expert_cache_bytes);
   if (!seq.empty() || plan.streaming)
     sw->pipeline_ = std::make_unique<storage::StagingPipeline>(&sw->files_, std::move(seq),
                                                                std::max(1, plan.staging_buffers),

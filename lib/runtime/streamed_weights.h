@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
+#include "runtime/moe_cache.h"
 #include "runtime/weight_source.h"
 #include "runtime/weights.h"
 #include "storage/plan.h"
@@ -39,6 +40,10 @@ class StreamedWeights : public WeightSource {
   absl::Status Embed(const BoundWeight& w, const int32_t* ids, int64_t n, float* y) override;
 
   storage::StagingStats stats() const;
+  // Expert banks (storage::Residency::kExpertLru) are not read at Create; their routed
+  // slices go through this LRU (runtime/moe_cache.h), sized by the plan.
+  ExpertCache* Experts() override { return experts_.get(); }
+  ExpertCacheStats expert_stats() const { return experts_ ? experts_->stats() : ExpertCacheStats{}; }
 
  private:
   struct Entry {
@@ -56,6 +61,7 @@ class StreamedWeights : public WeightSource {
   size_t next_chunk_ = 0;
   std::vector<uint8_t> row_scratch_;
   std::vector<float> out_scratch_;
+  std::unique_ptr<ExpertCache> experts_;
 };
 
 }  // namespace uaii::runtime

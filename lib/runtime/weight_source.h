@@ -12,6 +12,8 @@
 
 namespace uaii::runtime {
 
+class ExpertCache;  // runtime/moe_cache.h
+
 class WeightSource {
  public:
   virtual ~WeightSource() = default;
@@ -21,6 +23,9 @@ class WeightSource {
   virtual absl::Status Linear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) = 0;
   // y [n, cols] = rows `ids` of W, reading only those rows when W streams.
   virtual absl::Status Embed(const BoundWeight& w, const int32_t* ids, int64_t n, float* y) = 0;
+  // The LRU that serves moe_ffn expert banks which are not resident (Resident() gives
+  // null for them); null when every bank is resident.
+  virtual ExpertCache* Experts() { return nullptr; }
 };
 
 // The source that runtime::Linear / EmbedRows (runtime/linear.h) use on this thread

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "storage/expert_plan.h"
 #include "util/str_cat.h"
 
 namespace uaii::storage {
@@ -34,6 +35,7 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
   p.kv_bytes = in.kv_bytes;
   p.activation_bytes = in.activation_bytes;
   const size_t n = in.tensors.size();
+  const ExpertNeeds experts = MeasureExperts(in);  // expert banks: the LRU, storage/expert_plan.h
   p.residency.assign(n, Residency::kPinned);
   p.rows_per_slice.resize(n);
   uint64_t total = 0, always = 0, largest = 0, widest_row = 0;
@@ -42,6 +44,7 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
   for (size_t i = 0; i < n; ++i) {
     const PlanTensor& t = in.tensors[i];
     p.rows_per_slice[i] = t.rows;
+    if (t.n_expert > 0) continue;  // the expert LRU (PlaceExperts)
     total += t.bytes;
     if (t.layer >= 0) n_layers = std::max(n_layers, t.layer + 1);
     if (!t.matmul && !t.embed) {
@@ -60,9 +63,11 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
     p.pinned_layers = n_layers;
     p.minimum_bytes = total + in.kv_bytes + in.activation_bytes;
     p.expected_peak_bytes = p.minimum_bytes;
+    PlaceExperts(in, preset, experts, &p);
     return p;
   };
-  const uint64_t fixed = in.kv_bytes + in.activation_bytes;
+  // The LRU's minimum (one layer's top-k experts) is reserved like the KV cache.
+  const uint64_t fixed = in.kv_bytes + in.activation_bytes + experts.step_bytes;
   if (preset.streaming == StreamPolicy::kOff || preset.budget_bytes == 0) return all_pinned();
   if (preset.streaming != StreamPolicy::kAlways && total + fixed <= preset.budget_bytes) return all_pinned();
 
@@ -76,7 +81,10 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
         "memory budget ", FormatBytes(preset.budget_bytes), " cannot hold this model's minimum of ",
         FormatBytes(p.minimum_bytes), " (", p.minimum_bytes, " bytes: always-pinned norms ", FormatBytes(always), ", ",
         n_buf, " staging slice(s) of ", FormatBytes(min_slice), ", KV cache ", FormatBytes(in.kv_bytes),
-        ", activations ", FormatBytes(in.activation_bytes), "); use a bigger preset or --ram-gb, a smaller ",
+        ", activations ", FormatBytes(in.activation_bytes),
+        experts.step_bytes ? StrCat(", one layer's top-", experts.top_k, " experts ", FormatBytes(experts.step_bytes))
+                           : std::string(),
+        "); use a bigger preset or --ram-gb, a smaller ",
         "--kv-window / --max-context, or a smaller quantization of the model"));
   const uint64_t avail = preset.budget_bytes - always - fixed;
   uint64_t staging = std::max(min_slice, std::min({kMaxStagingBytes, largest, avail / (4 * n_buf)}));
@@ -110,6 +118,7 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
   uint64_t largest_streamed = 0;
   for (size_t i = 0; i < n; ++i) {
     const PlanTensor& t = in.tensors[i];
+    if (t.n_expert > 0) continue;  // the expert LRU (PlaceExperts)
     if (!(t.matmul || t.embed) || pin[i]) {
       p.pinned_bytes += t.bytes;
       continue;
@@ -133,6 +142,7 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
       p.rows_per_slice[i] = std::clamp<int64_t>(static_cast<int64_t>(p.staging_bytes / t.row_bytes), 1, t.rows);
   }
   p.expected_peak_bytes = p.pinned_bytes + n_buf * p.staging_bytes + fixed;
+  PlaceExperts(in, preset, experts, &p);
   return p;
 }
 

@@ -30,6 +30,11 @@ struct PlanTensor {
   int layer = -1;            // blk.N, kLayer only
   bool matmul = false;       // read by a matmul (every row, every token)
   bool embed = false;        // read by an embedding lookup (only the looked-up rows)
+  // An expert bank (moe_ffn inputs 2..4, [n_expert, rows, cols]): kExpertLru, never
+  // pinned or staged; storage/expert_plan.h.
+  int64_t n_expert = 0;
+  int64_t expert_used = 0;       // experts per token as run
+  int64_t expert_used_file = 0;  // the file's expert_used_count
 };
 
 // Role from the GGUF tensor name and how the graph uses it.
@@ -41,7 +46,7 @@ struct PlanInputs {
   uint64_t activation_bytes = 0;  // largest live activations of a prefill chunk
 };
 
-enum class Residency { kPinned, kStreamed };
+enum class Residency { kPinned, kStreamed, kExpertLru };
 
 struct StoragePlan {
   Preset preset = Preset::kNone;
@@ -61,7 +66,14 @@ struct StoragePlan {
   uint64_t kv_bytes = 0;
   uint64_t activation_bytes = 0;
   uint64_t minimum_bytes = 0;           // the smallest budget this model can run in
-  uint64_t expected_peak_bytes = 0;     // pinned + staging + KV + activations
+  uint64_t expected_peak_bytes = 0;     // pinned + staging + KV + activations (+ expert LRU)
+  // Expert LRU (storage/expert_plan.h); all zero without expert banks.
+  uint64_t expert_bytes = 0;            // all expert banks (on disk, not in pinned / streamed)
+  uint64_t expert_cache_bytes = 0;      // LRU capacity
+  uint64_t expert_step_bytes = 0;       // one layer's top-k experts: the LRU's minimum
+  uint64_t expert_bytes_per_token = 0;  // read per decoded token when every expert misses
+  uint64_t expert_bytes_per_token_file_k = 0;  // the same at the file's top-k
+  int64_t moe_top_k = 0, moe_top_k_file = 0;
 };
 
 // Slices hold at least this many rows (the matmul threads split a slice's rows).

@@ -258,7 +258,56 @@ TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same 
   REQUIRE(MoeFfn(p, w, x.data(), 1, got.data(), nullptr).ok());  // same token: all hits
   CHECK(cache.stats().hits == 6);
   CHECK(cache.stats().used_bytes <= cache.stats().capacity_bytes);
-  // Many tokens route to more than 2 experts in one step: more than the cache holds.
-  auto st = MoeFfn(p, w, x.data(), T, got.data(), nullptr);
-  if (!st.ok()) CHECK(st.code() == absl::StatusCode::kResourceExhausted);
+  // A batch of T tokens routes to more experts than the cache holds: they are
+  // acquired in groups that fit, in index order, with the same bits as resident.
+  std::vector<float> want_t(T * E);
+  {
+    MoeWeights resident{&r, &u, &g, &d};
+    BoundWeight ur = u, gr = g, dr = d;
+    ur.data = reinterpret_cast<const uint8_t*>(bytes.data()) + u.offset;
+    gr.data = reinterpret_cast<const uint8_t*>(bytes.data()) + g.offset;
+    dr.data = reinterpret_cast<const uint8_t*>(bytes.data()) + d.offset;
+    resident.up_exps = &ur, resident.gate_exps = &gr, resident.down_exps = &dr;
+    REQUIRE(MoeFfn(p, resident, x.data(), T, want_t.data(), nullptr).ok());
+  }
+  for (uint64_t experts : {1, 2, 3}) {
+    ExpertCache small(3 * experts * slice);
+    w.cache = &small;
+    REQUIRE(MoeFfn(p, w, x.data(), T, got.data(), nullptr).ok());
+    CHECK(got == want_t);
+    CHECK(small.stats().misses >= 9);  // more than 2 experts were routed
+    CHECK(small.stats().used_bytes <= small.stats().capacity_bytes);
+  }
+  // A cache smaller than one expert's three slices fails closed, naming the sizes.
+  ExpertCache tiny(slice);
+  w.cache = &tiny;
+  auto st = MoeFfn(p, w, x.data(), 1, got.data(), nullptr);
+  REQUIRE(!st.ok());
+  CHECK(st.code() == absl::StatusCode::kResourceExhausted);
+}
+
+TEST_CASE("moe: --moe-top-k lowers the experts per token, exact when not set") {
+  using namespace uaii::runtime;
+  // Through a whole model: top-1 changes the logits (an approximation), top-2 (the
+  // file's) and larger values leave them bit-identical.
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/mixtral-q4_0.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
+  auto model = Model::Load(path);
+  REQUIRE(model.ok());
+  std::vector<TokenId> prompt;
+  for (int i = 0; i < 12; ++i) prompt.push_back(3 + (i * 37) % 300);
+  auto run = [&](int64_t k) {
+    SessionOptions so;
+    so.max_context = 64;
+    so.moe_top_k = k;
+    auto s = Session::Create(*model, so);
+    REQUIRE(s.ok());
+    auto logits = (*s)->Eval(prompt, true);
+    REQUIRE(logits.ok());
+    return *logits;
+  };
+  const auto exact = run(0);
+  CHECK(run(2) == exact);
+  CHECK(run(8) == exact);
+  CHECK(run(1) != exact);
 }
