@@ -6,6 +6,7 @@
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
+#include "runtime/moe.h"
 #include "runtime/session_plan.h"
 #include "runtime/streamed_weights.h"
 #include "util/str_cat.h"
@@ -21,6 +22,8 @@ struct Session::Impl {
   runtime::SessionPlan plan;
   std::unique_ptr<runtime::StreamedWeights> storage;  // null: weights through the mapping
   double eval_seconds = 0;
+  uint64_t expert_decode_bytes = 0;  // expert LRU reads during single-token steps
+  int64_t decode_tokens = 0;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -75,6 +78,14 @@ StorageStats Session::storage_stats() const {
   }
   st.compute_seconds = std::max(0.0, s.eval_seconds - st.io_wait_seconds);
   return st;
+    const auto ex = s.storage->expert_stats();
+    st.expert_cache_bytes = ex.capacity_bytes;
+    st.expert_hits = ex.hits;
+    st.expert_misses = ex.misses;
+    st.expert_bytes_read = ex.bytes_read;
+    st.expert_io_wait_seconds = ex.io_wait_s;
+    st.expert_decode_bytes_read = s.expert_decode_bytes;
+    st.decode_tokens = s.decode_tokens;
 }
 
 void Session::Truncate(int64_t n) {
@@ -96,6 +107,8 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
   std::vector<float> result;
   result.reserve(static_cast<size_t>((all_logits ? n : 1) * vocab));
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
+  runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
+  const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
     std::vector<int32_t> pos(T);
     for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(start + off + t);
@@ -124,6 +137,10 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
   s.eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
   return result;
 }
+  if (n == 1 && s.storage) {
+    s.expert_decode_bytes += s.storage->expert_stats().bytes_read - expert_bytes0;
+    ++s.decode_tokens;
+  }
 
 TokenId ArgMax(std::span<const float> logits) {
   TokenId best = 0;
