@@ -75,9 +75,6 @@ StorageStats Session::storage_stats() const {
     st.io_wait_seconds = io.io_wait_seconds;
     st.staging_hits = io.hits;
     st.staging_misses = io.misses;
-  }
-  st.compute_seconds = std::max(0.0, s.eval_seconds - st.io_wait_seconds);
-  return st;
     const auto ex = s.storage->expert_stats();
     st.expert_cache_bytes = ex.capacity_bytes;
     st.expert_hits = ex.hits;
@@ -86,6 +83,9 @@ StorageStats Session::storage_stats() const {
     st.expert_io_wait_seconds = ex.io_wait_s;
     st.expert_decode_bytes_read = s.expert_decode_bytes;
     st.decode_tokens = s.decode_tokens;
+  }
+  st.compute_seconds = std::max(0.0, s.eval_seconds - st.io_wait_seconds);
+  return st;
 }
 
 void Session::Truncate(int64_t n) {
@@ -104,11 +104,11 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
   const int64_t vocab = s.model->impl().executor->n_outputs_per_row();
   const int64_t start = s.n_past;
   const auto eval_start = std::chrono::steady_clock::now();
+  runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
+  const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
   std::vector<float> result;
   result.reserve(static_cast<size_t>((all_logits ? n : 1) * vocab));
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
-  runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
-  const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
     std::vector<int32_t> pos(T);
     for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(start + off + t);
@@ -134,13 +134,13 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
     }
   }
   s.n_past = start + n;
-  s.eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
-  return result;
-}
   if (n == 1 && s.storage) {
     s.expert_decode_bytes += s.storage->expert_stats().bytes_read - expert_bytes0;
     ++s.decode_tokens;
   }
+  s.eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
+  return result;
+}
 
 TokenId ArgMax(std::span<const float> logits) {
   TokenId best = 0;
