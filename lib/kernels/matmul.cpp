@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/dispatch.h"
 #include "kernels/gemm_tile.h"
 #include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
@@ -102,12 +103,9 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   if (w == nullptr || x == nullptr || y == nullptr) {
     return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
   }
-  VecDotFn dot = kernels::VecDotRef(type);
-  if (impl != KernelImpl::kScalar && kernels::CpuHasAvx2()) {
-    if (VecDotFn fast = kernels::VecDotAvx2(type)) dot = fast;
-  } else if (impl == KernelImpl::kAvx2) {
-    return absl::FailedPreconditionError("matmul: AVX2 kernels requested on a CPU without AVX2/FMA/F16C");
-  }
+  const absl::StatusOr<kernels::KernelChoice> kc = kernels::ChooseKernels(type, impl);
+  if (!kc.ok()) return kc.status();
+  const VecDotFn dot = kc->dot;
 
   // Prepare every activation row once (row b depends only on x row b).
   const int64_t act_bytes = ActRowBytes(act, in);
@@ -123,8 +121,7 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   // and each register tile takes up to kTileCols activation rows at once.
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const int64_t wrow = static_cast<int64_t>(*row_bytes);
-  kernels::TileFn tile = nullptr;
-  if (dot != kernels::VecDotRef(type)) tile = kernels::TileAvx2(type);
+  const kernels::TileFn tile = kc->tile;
   // K-quant tiles read lane-permuted activations; the row kernel keeps the originals.
   std::vector<uint8_t> acts_perm;
   const uint8_t* tile_acts = acts.data();

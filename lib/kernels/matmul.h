@@ -24,8 +24,10 @@ namespace uaii {
 
 inline constexpr int kMatMulKernelVersion = 1;  // bump when a MatMul kernel changes: keys the cached storage calibration
 
-// Which dot-product implementation to run. kAuto picks AVX2 when the CPU has it.
-enum class KernelImpl { kAuto, kScalar, kAvx2 };
+// Which kernel level to run (kernels/dispatch.h). kAuto picks the best the CPU has
+// (or the level named by UAII_KERNELS); the others force one level, for tests and
+// benchmarks, and fail when the CPU lacks it.
+enum class KernelImpl { kAuto, kScalar, kAvx2, kSse42, kAvx512, kNeon };
 
 // True when MatMul has a kernel for `type` (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1,
 // Q8_0, Q4_K, Q5_K, Q6_K).
@@ -33,7 +35,7 @@ bool HasMatMulKernel(TensorType type);
 
 // y = W x as above. `in` must be a multiple of the type's block size. `pool` may be
 // null (runs on the calling thread). Errors: no kernel for the type, bad shape,
-// null pointers, kAvx2 requested on a CPU without AVX2/FMA/F16C.
+// null pointers, a forced level the CPU lacks (or a bad UAII_KERNELS value).
 absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in,
                     const float* x, int64_t batch, float* y, ThreadPool* pool = nullptr,
                     KernelImpl impl = KernelImpl::kAuto);

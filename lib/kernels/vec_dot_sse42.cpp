@@ -1,0 +1,218 @@
+// SSE4.2-level (x86-64-v2: SSSE3's pshufb / pmaddubsw / psignb; no AVX, FMA or F16C)
+// row kernels, bit-identical to vec_dot_ref.cpp (see vec_dot.h):
+//
+//  * 32-block types (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0): the block's integer dot in two
+//    16-byte halves (exact: maddubs pairs stay below 32767, bounds as in
+//    vec_dot_avx2.cpp), then the reference's scalar f32 term, added to sumf block by
+//    block. Scales convert with the scalar Fp16ToFp32 (no F16C at this level).
+//  * F16: both sides widen to f32 with an integer-only conversion (exactly
+//    Fp16ToFp32, NaN payloads included, independent of MXCSR); the reference's
+//    fma(w, x, acc) becomes mul + add, which is the same operation here because the
+//    product of two halves (11-bit significands, exponents within 2^-48..2^32) is
+//    exact in f32, so fma and mul + add round the same exact sum once.
+//  * F32 and BF16 stay on the reference: their products are not always exact in f32
+//    (BF16: underflow to subnormals), and without FMA hardware mul + add would round
+//    twice.
+// Functions carry target attributes so no SSE4.2 code leaks into shared inlines.
+#include <cstring>
+
+#include "formats/fp16.h"
+#include "formats/quant_blocks.h"
+#include "kernels/dispatch.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define UAII_HAVE_SSE42_KERNELS 1
+#define UAII_SSE42 __attribute__((target("sse4.2")))
+#endif
+
+namespace uaii::kernels {
+
+#ifdef UAII_HAVE_SSE42_KERNELS
+namespace {
+using namespace uaii::quant;
+
+UAII_SSE42 inline __m128i Load128(const void* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+
+// 4 int32 partial sums of the 16 products a * b, a signed with |a| <= 128, b signed
+// with |b| <= 127 (sign trick: maddubs pairs <= 2 * 128 * 127 < 32767).
+UAII_SSE42 inline __m128i DotI8(__m128i a, __m128i b) {
+  return _mm_madd_epi16(_mm_maddubs_epi16(_mm_sign_epi8(a, a), _mm_sign_epi8(b, a)),
+                        _mm_set1_epi16(1));
+}
+// Same for unsigned u <= 31 (pairs <= 2 * 31 * 128).
+UAII_SSE42 inline __m128i DotU8(__m128i u, __m128i s) {
+  return _mm_madd_epi16(_mm_maddubs_epi16(u, s), _mm_set1_epi16(1));
+}
+UAII_SSE42 inline int Hsum(__m128i v) {
+  v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0x4E));
+  v = _mm_add_epi32(v, _mm_shuffle_epi32(v, 0xB1));
+  return _mm_cvtsi128_si32(v);
+}
+
+// Elements 0..15 (low nibbles) and 16..31 (high nibbles) of a Q4/Q5 block.
+UAII_SSE42 inline void Nibbles(const uint8_t* qs, __m128i* lo, __m128i* hi) {
+  const __m128i q = Load128(qs), m = _mm_set1_epi8(0x0F);
+  *lo = _mm_and_si128(q, m);
+  *hi = _mm_and_si128(_mm_srli_epi16(q, 4), m);
+}
+
+// Byte j = 0x10 when bit 16 * half + j of the little-endian u32 at p is set.
+UAII_SSE42 inline __m128i Bit4(const uint8_t* p, int half) {
+  uint32_t bits;
+  std::memcpy(&bits, p, 4);
+  const char b0 = static_cast<char>(2 * half), b1 = static_cast<char>(2 * half + 1);
+  const __m128i spread = _mm_shuffle_epi8(
+      _mm_set1_epi32(static_cast<int>(bits)),
+      _mm_setr_epi8(b0, b0, b0, b0, b0, b0, b0, b0, b1, b1, b1, b1, b1, b1, b1, b1));
+  const __m128i mask = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
+  const __m128i set = _mm_cmpeq_epi8(_mm_and_si128(spread, mask), mask);
+  return _mm_and_si128(set, _mm_set1_epi8(0x10));
+}
+
+UAII_SSE42 float DotQ4_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ4_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  const __m128i eight = _mm_set1_epi8(8);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    __m128i lo, hi;
+    Nibbles(w[ib].qs, &lo, &hi);
+    const int sumi = Hsum(_mm_add_epi32(DotI8(_mm_sub_epi8(lo, eight), Load128(x[ib].qs)),
+                                        DotI8(_mm_sub_epi8(hi, eight), Load128(x[ib].qs + 16))));
+    sumf += static_cast<float>(sumi) * Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d);
+  }
+  return sumf;
+}
+
+UAII_SSE42 float DotQ5_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ5_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  const __m128i sixteen = _mm_set1_epi8(16);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    __m128i lo, hi;
+    Nibbles(w[ib].qs, &lo, &hi);
+    lo = _mm_sub_epi8(_mm_or_si128(lo, Bit4(w[ib].qh, 0)), sixteen);
+    hi = _mm_sub_epi8(_mm_or_si128(hi, Bit4(w[ib].qh, 1)), sixteen);
+    const int sumi = Hsum(_mm_add_epi32(DotI8(lo, Load128(x[ib].qs)), DotI8(hi, Load128(x[ib].qs + 16))));
+    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi);
+  }
+  return sumf;
+}
+
+// Weights may be -128; Q8_0 activations are within [-127, 127] (DotI8's bound).
+UAII_SSE42 float DotQ8_0(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ8_0*>(wv);
+  const auto* x = static_cast<const BlockQ8_0*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    const int sumi = Hsum(_mm_add_epi32(DotI8(Load128(w[ib].qs), Load128(x[ib].qs)),
+                                        DotI8(Load128(w[ib].qs + 16), Load128(x[ib].qs + 16))));
+    sumf += static_cast<float>(sumi) * (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d));
+  }
+  return sumf;
+}
+
+template <bool kFive, typename Block>
+UAII_SSE42 inline float DotQ_1(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const Block*>(wv);
+  const auto* x = static_cast<const BlockQ8_1*>(xv);
+  float sumf = 0;
+  for (int64_t ib = 0; ib < n / kQK; ++ib) {
+    __m128i lo, hi;
+    Nibbles(w[ib].qs, &lo, &hi);
+    if constexpr (kFive) {
+      lo = _mm_or_si128(lo, Bit4(reinterpret_cast<const BlockQ5_1&>(w[ib]).qh, 0));
+      hi = _mm_or_si128(hi, Bit4(reinterpret_cast<const BlockQ5_1&>(w[ib]).qh, 1));
+    }
+    const int sumi = Hsum(_mm_add_epi32(DotU8(lo, Load128(x[ib].qs)), DotU8(hi, Load128(x[ib].qs + 16))));
+    sumf += (Fp16ToFp32(w[ib].d) * Fp16ToFp32(x[ib].d)) * static_cast<float>(sumi) +
+            Fp16ToFp32(w[ib].m) * Fp16ToFp32(x[ib].s);
+  }
+  return sumf;
+}
+
+UAII_SSE42 float DotQ4_1(const void* w, const void* x, int64_t n) { return DotQ_1<false, BlockQ4_1>(w, x, n); }
+UAII_SSE42 float DotQ5_1(const void* w, const void* x, int64_t n) { return DotQ_1<true, BlockQ5_1>(w, x, n); }
+
+// Four halves (low 16 bits of each int32 lane) -> f32, exactly Fp16ToFp32: normals
+// rebias by integer add, subnormals as int(mantissa) * 2^-24 (exact, the result is a
+// normal f32), inf/NaN keep their payload.
+UAII_SSE42 inline __m128 Halves(__m128i h) {
+  const __m128i exp = _mm_and_si128(h, _mm_set1_epi32(0x7C00));
+  const __m128i mant = _mm_and_si128(h, _mm_set1_epi32(0x03FF));
+  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+  const __m128i normal = _mm_add_epi32(_mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7FFF)), 13),
+                                       _mm_set1_epi32(112 << 23));
+  const __m128i special = _mm_or_si128(_mm_slli_epi32(mant, 13), _mm_set1_epi32(0x7F800000));
+  const __m128i sub = _mm_castps_si128(
+      _mm_mul_ps(_mm_cvtepi32_ps(mant), _mm_castsi128_ps(_mm_set1_epi32((127 - 24) << 23))));
+  __m128i r = _mm_blendv_epi8(normal, special, _mm_cmpeq_epi32(exp, _mm_set1_epi32(0x7C00)));
+  r = _mm_blendv_epi8(r, sub, _mm_cmpeq_epi32(exp, _mm_setzero_si128()));
+  return _mm_castsi128_ps(_mm_or_si128(r, sign));
+}
+
+// 8 halves -> lanes 0..3 and 4..7.
+UAII_SSE42 inline void Load8Halves(const uint8_t* p, __m128* lo, __m128* hi) {
+  const __m128i v = Load128(p);
+  *lo = Halves(_mm_cvtepu16_epi32(v));
+  *hi = Halves(_mm_unpackhi_epi16(v, _mm_setzero_si128()));
+}
+
+// The reference's 4 x 8 accumulators as 8 vectors: a[2k] holds acc[k][0..3], a[2k+1]
+// holds acc[k][4..7]; the reduction is GGML_F32x8_REDUCE written per lane.
+UAII_SSE42 float DotF16(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const uint8_t*>(wv);
+  const auto* x = static_cast<const uint8_t*>(xv);
+  __m128 a[8];
+  for (auto& v : a) v = _mm_setzero_ps();
+  const int64_t np = n & ~int64_t{31};
+  for (int64_t i = 0; i < np; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      __m128 wl, wh, xl, xh;
+      Load8Halves(w + 2 * (i + 8 * k), &wl, &wh);
+      Load8Halves(x + 2 * (i + 8 * k), &xl, &xh);
+      a[2 * k] = _mm_add_ps(a[2 * k], _mm_mul_ps(wl, xl));  // == fma: exact product
+      a[2 * k + 1] = _mm_add_ps(a[2 * k + 1], _mm_mul_ps(wh, xh));
+    }
+  }
+  // s_l = (acc0_l + acc2_l) + (acc1_l + acc3_l); t_k = s_k + s_{k+4}; (t0 + t1) + (t2 + t3).
+  const __m128 s_lo = _mm_add_ps(_mm_add_ps(a[0], a[4]), _mm_add_ps(a[2], a[6]));
+  const __m128 s_hi = _mm_add_ps(_mm_add_ps(a[1], a[5]), _mm_add_ps(a[3], a[7]));
+  const __m128 t = _mm_add_ps(s_lo, s_hi);
+  const __m128 u = _mm_hadd_ps(t, t);
+  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
+  for (int64_t i = np; i < n; ++i) {
+    uint16_t hw, hx;
+    std::memcpy(&hw, w + 2 * i, 2);
+    std::memcpy(&hx, x + 2 * i, 2);
+    const float p = Fp16ToFp32(hw) * Fp16ToFp32(hx);
+    r += p;
+  }
+  return r;
+}
+
+}  // namespace
+#endif  // UAII_HAVE_SSE42_KERNELS
+
+VecDotFn VecDotSse42(TensorType type) {
+#ifdef UAII_HAVE_SSE42_KERNELS
+  switch (type) {
+    case TensorType::F16: return DotF16;
+    case TensorType::Q4_0: return DotQ4_0;
+    case TensorType::Q4_1: return DotQ4_1;
+    case TensorType::Q5_0: return DotQ5_0;
+    case TensorType::Q5_1: return DotQ5_1;
+    case TensorType::Q8_0: return DotQ8_0;
+    default: return nullptr;
+  }
+#else
+  (void)type;
+  return nullptr;
+#endif
+}
+
+}  // namespace uaii::kernels
