@@ -1,6 +1,9 @@
 #include "storage_report.h"
 
+#include <algorithm>
 #include <charconv>
+#include <map>
+#include <vector>
 #include <cstdio>
 
 #include "loaders/model_locator.h"
@@ -49,12 +52,17 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     return 1;
   }
   const storage::StoragePlan& p = sp->storage;
-  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads);
-  uint64_t matmul_bytes = 0;
-  for (const auto& t : sp->inputs.tensors)
-    if (t.matmul) matmul_bytes += t.bytes;
+  // The model's matmul weight types, most bytes first: the calibration measures each
+  // through MatMul at the run's thread count (cached per CPU, threads, kernel version).
+  std::map<TensorType, uint64_t> type_bytes;
+  for (size_t i = 0; i < sp->inputs.tensors.size(); ++i)
+    if (sp->inputs.tensors[i].matmul) type_bytes[sp->tensor_types[i]] += sp->inputs.tensors[i].bytes;
+  std::vector<TensorType> types;
+  for (const auto& [t, b] : type_bytes) types.push_back(t);
+  std::stable_sort(types.begin(), types.end(), [&](TensorType a, TensorType b) { return type_bytes[a] > type_bytes[b]; });
+  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types);
   storage::CostPrediction pred;
-  if (cal.ok()) pred = storage::PredictDecode(p, matmul_bytes, *cal);
+  if (cal.ok()) pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal));
   int pinned_tensors = 0, streamed_tensors = 0;
   for (auto r : p.residency) (r == storage::Residency::kPinned ? pinned_tensors : streamed_tensors)++;
   if (json) {
@@ -103,7 +111,13 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
       w.Key("disk_read_bytes_per_s").Double(cal->disk_read_bytes_per_s);
       w.Key("cached_read_bytes_per_s").Double(cal->cached_read_bytes_per_s);
       w.Key("memory_bytes_per_s").Double(cal->memory_bytes_per_s);
-      w.Key("matmul_bytes_per_s").Double(cal->matmul_bytes_per_s);
+      w.Key("matmul_bytes_per_s").Double(cal->main_matmul_bytes_per_s);
+      w.Key("matmul").BeginObject();
+      for (const auto& [t, r] : cal->matmul_bytes_per_s) w.Key(TensorTypeName(static_cast<uint32_t>(t))).Double(r);
+      w.EndObject();
+      w.Key("matmul_key").String(cal->matmul_key);
+      w.Key("threads").Int(cal->threads);
+      w.Key("cores").Int(cal->cores);
       w.Key("measured_at").String(cal->measured_at);
       w.Key("cached").Bool(cal->from_cache);
       w.EndObject();
@@ -116,6 +130,9 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     w.Key("io_seconds_per_token").Double(pred.io_seconds);
     w.Key("io_cached_seconds_per_token").Double(pred.io_cached_seconds);
     w.Key("compute_seconds_per_token").Double(pred.compute_seconds);
+    w.Key("resident_seconds_per_token").Double(pred.resident_seconds);
+    w.Key("token_seconds_cold").Double(pred.token_seconds_cold);
+    w.Key("token_seconds_warm").Double(pred.token_seconds_warm);
     w.EndObject();
     w.EndObject();
     std::printf("%s\n", w.str().c_str());
@@ -154,7 +171,7 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     std::printf("predicted:      %.2f tok/s decode cold, %.2f warm (disk %.0f MB/s, page cache %.0f MB/s, "
                 "matmul %.0f MB/s%s)\n",
                 pred.tokens_per_s_cold, pred.tokens_per_s_warm, cal->disk_read_bytes_per_s / 1e6,
-                cal->cached_read_bytes_per_s / 1e6, cal->matmul_bytes_per_s / 1e6,
+                cal->cached_read_bytes_per_s / 1e6, cal->main_matmul_bytes_per_s / 1e6,
                 cal->from_cache ? ", cached calibration" : "");
   else
     std::printf("predicted:      no calibration (%s)\n", std::string(cal.status().message()).c_str());

@@ -57,6 +57,11 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   if (sp.kv_cells >= KvCache::CellCount(ctx, 0, 0, 0)) sp.kv_window = 0, sp.kv_sinks = 0;  // window >= context
 
   sp.inputs = PlanInputsFromGraph(m.graph, *m.weights);
+  sp.tensor_types.clear();
+  for (const auto& t : sp.inputs.tensors) {
+    const BoundWeight* w = m.weights->Find(t.name);
+    sp.tensor_types.push_back(w ? w->type : TensorType::F32);
+  }
   storage::ApplyMoeTopK(&sp.inputs, sp.moe_top_k);
   sp.inputs.kv_bytes = 0;
   for (const auto& l : m.executor->kv_layers())

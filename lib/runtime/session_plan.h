@@ -3,8 +3,10 @@
 // Session::Create and by `uaii generate --dry-run`, so the plan shown is the plan run.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "formats/tensor_type.h"
 #include "storage/plan.h"
 #include "storage/presets.h"
 #include "uaii/model.h"
@@ -15,6 +17,7 @@ namespace uaii::runtime {
 struct SessionPlan {
   storage::ResolvedPreset preset;
   storage::PlanInputs inputs;
+  std::vector<TensorType> tensor_types;  // per inputs.tensors entry (the cost model's compute term)
   storage::StoragePlan storage;
   int64_t max_context = 0;
   int64_t kv_window = 0;     // 0: unbounded

@@ -1,6 +1,7 @@
 #include "storage/calibration.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,11 +10,14 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <simdjson.h>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
+#include "storage/file_set.h"
 #include "util/json_writer.h"
 #include "util/str_cat.h"
 
@@ -23,43 +27,68 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// A number after "key": in a flat JSON object we wrote ourselves.
-bool ReadNumber(const std::string& text, const std::string& key, double* v) {
-  const auto at = text.find("\"" + key + "\"");
-  if (at == std::string::npos) return false;
-  const auto colon = text.find(':', at);
-  if (colon == std::string::npos) return false;
-  char* end = nullptr;
-  *v = std::strtod(text.c_str() + colon + 1, &end);
-  return end != text.c_str() + colon + 1 && *v > 0;
+int LogicalCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 || line.rfind("Model", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) {
+        std::string m = line.substr(c + 1);
+        m.erase(0, m.find_first_not_of(' '));
+        return m;
+      }
+    }
+  return "unknown cpu";
+}
+
+// Cold and warm reads of a scratch file through the engine's read path.
 absl::StatusOr<std::pair<double, double>> MeasureDisk(const std::string& dir) {
-  constexpr uint64_t kBytes = uint64_t{128} << 20;
+  constexpr uint64_t kBytes = uint64_t{256} << 20, kChunk = uint64_t{32} << 20;
   const std::string path = StrCat(dir, "/.calibration-", ::getpid(), ".tmp");
-  std::vector<uint8_t> buf(uint64_t{8} << 20);
-  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
+  AlignedBytes buf = AlignedBytes::Allocate(kChunk + kDirectIoSlack);
+  if (!buf.data) return absl::ResourceExhaustedError("cannot allocate the calibration read buffer");
+  for (uint64_t i = 0; i < kChunk; ++i) buf.data.get()[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::PermissionDeniedError(StrCat(path, ": cannot create the calibration scratch file: ",
-                                                        std::strerror(errno)));
-  for (uint64_t done = 0; done < kBytes; done += buf.size())
-    if (::pwrite(fd, buf.data(), buf.size(), static_cast<off_t>(done)) != static_cast<ssize_t>(buf.size())) {
+  if (fd < 0)
+    return absl::PermissionDeniedError(
+        StrCat(path, ": cannot create the calibration scratch file: ", std::strerror(errno)));
+  for (uint64_t done = 0; done < kBytes; done += kChunk)
+    if (::pwrite(fd, buf.data.get(), kChunk, static_cast<off_t>(done)) != static_cast<ssize_t>(kChunk)) {
       ::close(fd);
       ::unlink(path.c_str());
       return absl::ResourceExhaustedError(StrCat(path, ": cannot write the calibration scratch file"));
     }
   ::fsync(fd);
-  auto read_all = [&] {
-    auto t0 = Clock::now();
-    for (uint64_t done = 0; done < kBytes; done += buf.size())
-      if (::pread(fd, buf.data(), buf.size(), static_cast<off_t>(done)) <= 0) break;
-    return Since(t0);
-  };
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  const double cold = read_all();
-  const double warm = read_all();
+  double cold = 0, warm = 0;
+  absl::Status st;
+  {
+    FileSet files;  // the engine's path: page cache if it holds the bytes, else direct
+    auto fi = files.Open(path);
+    if (!fi.ok()) st = fi.status();
+    auto t0 = Clock::now();
+    for (uint64_t done = 0; st.ok() && done < kBytes; done += kChunk)
+      if (auto r = files.ReadStaged(*fi, done, kChunk, buf.data.get(), buf.size); !r.ok()) st = r.status();
+    cold = Since(t0);
+    // Warm: into the page cache, then timed from it.
+    for (uint64_t done = 0; st.ok() && done < kBytes; done += kChunk)
+      st = files.Read(*fi, done, kChunk, buf.data.get());
+    t0 = Clock::now();
+    for (uint64_t done = 0; st.ok() && done < kBytes; done += kChunk)
+      if (auto r = files.ReadStaged(*fi, done, kChunk, buf.data.get(), buf.size); !r.ok()) st = r.status();
+    warm = Since(t0);
+  }
   ::close(fd);
   ::unlink(path.c_str());
+  if (!st.ok()) return st;
   return std::make_pair(kBytes / cold, kBytes / warm);
 }
 
@@ -75,26 +104,6 @@ double MeasureMemory() {
   return 2.0 * kBytes / best;  // read + write
 }
 
-double MeasureMatmul(int threads) {
-  constexpr int64_t kOut = 4096, kIn = 4096;
-  const uint64_t bytes = static_cast<uint64_t>(kOut) * (kIn / 32) * 18;  // Q4_0: 18 bytes per 32
-  std::vector<uint8_t> w(bytes);
-  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<uint8_t>(i * 40503u >> 8);
-  for (int64_t r = 0; r < kOut * (kIn / 32); ++r) {  // sane f16 scales (0x2c00 ~ 1/16)
-    w[r * 18] = 0x00;
-    w[r * 18 + 1] = 0x2c;
-  }
-  std::vector<float> x(kIn, 0.5f), y(kOut);
-  ThreadPool pool(threads);
-  double best = 1e30;
-  for (int r = 0; r < 5; ++r) {
-    auto t0 = Clock::now();
-    (void)MatMul(TensorType::Q4_0, w.data(), kOut, kIn, x.data(), 1, y.data(), &pool);
-    best = std::min(best, Since(t0));
-  }
-  return bytes / best;
-}
-
 std::string NowIso() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -102,64 +111,158 @@ std::string NowIso() {
   return buf;
 }
 
-}  // namespace
+struct CacheFile {
+  double disk = 0, cached = 0, memory = 0;
+  std::string measured_at;
+  std::map<std::string, std::map<std::string, double>> matmul;  // key -> type name -> rate
+};
 
-absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads) {
-  const std::string path = dir + "/calibration.json";
-  Calibration c;
-  if (std::ifstream in(path); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    if (ReadNumber(text, "disk_read_bytes_per_s", &c.disk_read_bytes_per_s) &&
-        ReadNumber(text, "cached_read_bytes_per_s", &c.cached_read_bytes_per_s) &&
-        ReadNumber(text, "memory_bytes_per_s", &c.memory_bytes_per_s) &&
-        ReadNumber(text, "matmul_bytes_per_s", &c.matmul_bytes_per_s)) {
-      c.from_cache = true;
-      const auto at = text.find("\"measured_at\"");
-      if (at != std::string::npos) {
-        const auto q1 = text.find('"', text.find(':', at) + 1), q2 = text.find('"', q1 + 1);
-        if (q1 != std::string::npos && q2 != std::string::npos) c.measured_at = text.substr(q1 + 1, q2 - q1 - 1);
+CacheFile ReadCache(const std::string& path) {
+  CacheFile c;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.load(path).get(doc) != simdjson::SUCCESS || !doc.is_object()) return c;
+  auto num = [&](const char* key, double* v) {
+    double d = 0;
+    if (doc[key].get_double().get(d) == simdjson::SUCCESS && d > 0) *v = d;
+  };
+  num("disk_read_bytes_per_s", &c.disk);
+  num("cached_read_bytes_per_s", &c.cached);
+  num("memory_bytes_per_s", &c.memory);
+  std::string_view at;
+  if (doc["measured_at"].get_string().get(at) == simdjson::SUCCESS) c.measured_at = std::string(at);
+  simdjson::dom::object mm;
+  if (doc["matmul"].get_object().get(mm) == simdjson::SUCCESS)
+    for (auto kv : mm) {
+      simdjson::dom::object types;
+      if (kv.value.get_object().get(types) != simdjson::SUCCESS) continue;
+      for (auto tv : types) {
+        double d = 0;
+        if (tv.value.get_double().get(d) == simdjson::SUCCESS && d > 0)
+          c.matmul[std::string(kv.key)][std::string(tv.key)] = d;
       }
-      return c;
     }
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  auto disk = MeasureDisk(dir);
-  if (!disk.ok()) return disk.status();
-  c.disk_read_bytes_per_s = disk->first;
-  c.cached_read_bytes_per_s = disk->second;
-  c.memory_bytes_per_s = MeasureMemory();
-  c.matmul_bytes_per_s = MeasureMatmul(threads);
-  c.measured_at = NowIso();
-  JsonWriter w(2);
-  w.BeginObject();
-  w.Key("disk_read_bytes_per_s").Double(c.disk_read_bytes_per_s);
-  w.Key("cached_read_bytes_per_s").Double(c.cached_read_bytes_per_s);
-  w.Key("memory_bytes_per_s").Double(c.memory_bytes_per_s);
-  w.Key("matmul_bytes_per_s").Double(c.matmul_bytes_per_s);
-  w.Key("measured_at").String(c.measured_at);
-  w.EndObject();
-  std::ofstream out(path);
-  out << w.str() << "\n";  // best effort: an unwritable cache only means measuring again
   return c;
 }
 
-CostPrediction PredictDecode(const StoragePlan& plan, uint64_t matmul_bytes_per_token, const Calibration& cal) {
-  CostPrediction p;
-  const double streamed = static_cast<double>(plan.streamed_bytes_per_token);
-  p.io_seconds = cal.disk_read_bytes_per_s > 0 ? streamed / cal.disk_read_bytes_per_s : 0;
-  p.io_cached_seconds = cal.cached_read_bytes_per_s > 0 ? streamed / cal.cached_read_bytes_per_s : 0;
-  p.compute_seconds = cal.matmul_bytes_per_s > 0 ? matmul_bytes_per_token / cal.matmul_bytes_per_s : 0;
-  // Two staging buffers overlap the next read with this slice's compute; one does not.
-  auto combine = [&](double io) {
-    const double t = plan.staging_buffers >= 2 ? std::max(io, p.compute_seconds) : io + p.compute_seconds;
-    return t > 0 ? 1.0 / t : 0.0;
-  };
-  p.tokens_per_s_cold = combine(p.io_seconds);
-  p.tokens_per_s_warm = combine(p.io_cached_seconds);
-  return p;
+void WriteCache(const std::string& path, const CacheFile& c) {
+  JsonWriter w(2);
+  w.BeginObject();
+  w.Key("disk_read_bytes_per_s").Double(c.disk);
+  w.Key("cached_read_bytes_per_s").Double(c.cached);
+  w.Key("memory_bytes_per_s").Double(c.memory);
+  w.Key("measured_at").String(c.measured_at);
+  w.Key("matmul").BeginObject();
+  for (const auto& [key, types] : c.matmul) {
+    w.Key(key).BeginObject();
+    for (const auto& [t, r] : types) w.Key(t).Double(r);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  // Written whole to a temporary name, then renamed: concurrent runs never see half a file.
+  const std::string tmp = StrCat(path, ".", ::getpid(), ".tmp");
+  {
+    std::ofstream out(tmp);
+    out << w.str() << "\n";
+    if (!out) return;  // best effort: an unwritable cache only means measuring again
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+}  // namespace
+
+std::string MatMulCalibrationKey(int threads) {
+  return StrCat(CpuModel(), "|threads=", threads, "|kernels=", kMatMulKernelVersion);
+}
+
+double MeasureMatMulBytesPerSecond(TensorType type, int threads) {
+  if (!HasMatMulKernel(type)) return 0;
+  const TensorTypeTraits* tr = FindTensorType(static_cast<uint32_t>(type));
+  if (!tr) return 0;
+  // Decode-shaped GEMVs (in = 4096, a multiple of every block size) over a working set
+  // of 8 matrices, 160 MiB in all: larger than any last-level cache, so the weights
+  // come from DRAM as a model's do. Bytes 0x11 give normal f16 / bf16 / f32 values
+  // and scales everywhere (no denormals to slow the arithmetic).
+  constexpr int64_t kIn = 4096;
+  constexpr int kMatrices = 8;
+  const uint64_t row = *RowBytes(*tr, kIn);
+  const int64_t out = std::max<int64_t>(64, static_cast<int64_t>((uint64_t{20} << 20) / row));
+  const uint64_t bytes = static_cast<uint64_t>(out) * row;
+  std::vector<std::vector<uint8_t>> w(kMatrices, std::vector<uint8_t>(bytes, 0x11));
+  std::vector<float> x(kIn), y(out);
+  for (int64_t i = 0; i < kIn; ++i) x[i] = 0.5f - static_cast<float>(i % 7) * 0.1f;
+  ThreadPool pool(threads);
+  double best = 1e30;
+  for (int pass = 0; pass < 3; ++pass) {
+    auto t0 = Clock::now();
+    for (int m = 0; m < kMatrices; ++m)
+      if (!MatMul(type, w[m].data(), out, kIn, x.data(), 1, y.data(), &pool).ok()) return 0;
+    best = std::min(best, Since(t0));
+  }
+  return static_cast<double>(bytes) * kMatrices / best;
+}
+
+absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads,
+                                                     std::vector<TensorType> types) {
+  if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
+  if (types.empty()) types.push_back(TensorType::Q4_0);
+  const std::string path = dir + "/calibration.json";
+  CacheFile file = ReadCache(path);
+  Calibration c;
+  c.threads = threads;
+  c.cores = LogicalCpus();
+  c.kernel_version = kMatMulKernelVersion;
+  c.cpu = CpuModel();
+  c.matmul_key = MatMulCalibrationKey(threads);
+  bool changed = false;
+  if (file.disk <= 0 || file.cached <= 0 || file.memory <= 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    auto disk = MeasureDisk(dir);
+    if (!disk.ok()) return disk.status();
+    file.disk = disk->first;
+    file.cached = disk->second;
+    file.memory = MeasureMemory();
+    file.measured_at = NowIso();
+    changed = true;
+  }
+  auto& rates = file.matmul[c.matmul_key];
+  for (TensorType t : types) {
+    const std::string name(TensorTypeName(static_cast<uint32_t>(t)));
+    if (!rates.count(name)) {
+      const double r = MeasureMatMulBytesPerSecond(t, threads);
+      if (r <= 0) continue;  // no kernel: the cost model uses the slowest measured type
+      rates[name] = r;
+      changed = true;
+    }
+    c.matmul_bytes_per_s[t] = rates[name];
+  }
+  c.disk_read_bytes_per_s = file.disk;
+  c.cached_read_bytes_per_s = file.cached;
+  c.memory_bytes_per_s = file.memory;
+  c.measured_at = file.measured_at;
+  c.main_matmul_bytes_per_s = c.matmul_bytes_per_s.count(types[0]) ? c.matmul_bytes_per_s[types[0]] : 0;
+  c.from_cache = !changed;
+  if (changed) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    WriteCache(path, file);
+  }
+  return c;
+}
+
+MachineRates RatesOf(const Calibration& c) {
+  MachineRates r;
+  r.disk_bytes_per_s = c.disk_read_bytes_per_s;
+  r.cached_bytes_per_s = c.cached_read_bytes_per_s;
+  r.memory_bytes_per_s = c.memory_bytes_per_s;
+  r.matmul_bytes_per_s = c.matmul_bytes_per_s;
+  r.threads = c.threads;
+  r.cores = c.cores;
+  return r;
 }
 
 }  // namespace uaii::storage

@@ -1,16 +1,26 @@
-// The machine figures the storage cost model needs, measured once and cached as JSON
-// in `$UAII_HOME/calibration.json` (delete the file to measure again):
-//   disk_read_bytes_per_s    cold sequential pread of a scratch file after
-//                            POSIX_FADV_DONTNEED (the page cache dropped for it)
-//   cached_read_bytes_per_s  the same read again, from the page cache
+// The machine figures the storage cost model (storage/cost_model.h) needs, measured
+// once and cached as JSON in `$UAII_HOME/calibration.json` (delete it to measure
+// again):
+//   disk_read_bytes_per_s    a 256 MiB scratch file read cold (POSIX_FADV_DONTNEED
+//                            first) through the engine's own read path
+//                            (FileSet::ReadStaged: direct I/O, pieces in flight)
+//   cached_read_bytes_per_s  the same file read again through the page cache
 //   memory_bytes_per_s       memcpy between two buffers larger than the caches
-//   matmul_bytes_per_s       packed Q4_0 weight bytes a GEMV consumes per second
-//                            (single-token decode is bound by this)
+//   matmul[key][TYPE]        weight bytes per second of the public MatMul
+//                            (kernels/matmul.h) at batch 1, the run's thread count,
+//                            weights streaming from DRAM (a rotating working set
+//                            larger than the caches), per weight type of the model;
+//                            key = "<cpu model>|threads=N|kernels=V" with V =
+//                            kMatMulKernelVersion, so a kernel change, another
+//                            thread count or another machine measures again.
 #pragma once
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
-#include "storage/plan.h"
+#include "formats/tensor_type.h"
+#include "storage/cost_model.h"
 
 namespace uaii::storage {
 
@@ -18,22 +28,31 @@ struct Calibration {
   double disk_read_bytes_per_s = 0;
   double cached_read_bytes_per_s = 0;
   double memory_bytes_per_s = 0;
-  double matmul_bytes_per_s = 0;
-  std::string measured_at;  // ISO 8601 UTC
-  bool from_cache = false;
+  std::map<TensorType, double> matmul_bytes_per_s;  // the requested types, at `threads`
+  double main_matmul_bytes_per_s = 0;  // the first requested type's (the model's most bytes)
+  int threads = 1;
+  int cores = 1;
+  int kernel_version = 0;
+  std::string cpu;
+  std::string matmul_key;
+  std::string measured_at;  // ISO 8601 UTC of the disk / memory figures
+  bool from_cache = false;  // every figure came from the file
 };
 
-// Reads `dir`/calibration.json, or measures (about a second) and writes it there.
-absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads = 0);
+// Reads `dir`/calibration.json and measures what it lacks for `threads` and `types`
+// (about a second for the disk, ~0.1 s per type), writing the file back. `types`
+// empty: Q4_0. threads <= 0: the machine's cores.
+absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads = 0,
+                                                     std::vector<TensorType> types = {});
 
-// Predicted decode figures of a plan on this machine (per token, one token at a time).
-struct CostPrediction {
-  double io_seconds = 0;        // streamed bytes / disk bandwidth (cold) 
-  double io_cached_seconds = 0; // streamed bytes / page-cache bandwidth (warm)
-  double compute_seconds = 0;   // all matmul bytes / matmul throughput
-  double tokens_per_s_cold = 0; // with two staging buffers reads overlap compute: 1 / max(io, compute)
-  double tokens_per_s_warm = 0;
-};
-CostPrediction PredictDecode(const StoragePlan& plan, uint64_t matmul_bytes_per_token, const Calibration& cal);
+// The cost model's rates from a calibration.
+MachineRates RatesOf(const Calibration& c);
+
+// "<cpu model>|threads=N|kernels=V" (the matmul cache key).
+std::string MatMulCalibrationKey(int threads);
+
+// One type's MatMul throughput (bytes of packed weights per second) with `threads`.
+// Exposed for benchmarks/tests; 0 when MatMul has no kernel for the type.
+double MeasureMatMulBytesPerSecond(TensorType type, int threads);
 
 }  // namespace uaii::storage

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "storage/expert_plan.h"
+#include "storage/file_set.h"
 #include "util/str_cat.h"
 
 namespace uaii::storage {
@@ -74,7 +75,9 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
   // Streaming: the minimum is the always-pinned weights, the staging buffers at one
   // minimal slice each, the KV cache and the activations.
   const int n_buf = std::max(1, preset.staging_buffers);
-  const uint64_t min_slice = std::min(largest, widest_row * static_cast<uint64_t>(kMinSliceRows));
+  // A staging buffer holds its slice plus kDirectIoSlack, the alignment room of a
+  // direct read (storage/file_set.h): the plan counts every byte the engine allocates.
+  const uint64_t min_slice = std::min(largest, widest_row * static_cast<uint64_t>(kMinSliceRows)) + kDirectIoSlack;
   p.minimum_bytes = always + n_buf * min_slice + fixed;
   if (preset.budget_bytes < p.minimum_bytes)
     return absl::ResourceExhaustedError(StrCat(
@@ -87,7 +90,7 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
         "); use a bigger preset or --ram-gb, a smaller ",
         "--kv-window / --max-context, or a smaller quantization of the model"));
   const uint64_t avail = preset.budget_bytes - always - fixed;
-  uint64_t staging = std::max(min_slice, std::min({kMaxStagingBytes, largest, avail / (4 * n_buf)}));
+  uint64_t staging = std::max(min_slice, std::min({kMaxStagingBytes, largest + kDirectIoSlack, avail / (4 * n_buf)}));
   uint64_t room = avail - n_buf * staging;  // >= 0: staging <= avail / n_buf by the minimum check
 
   std::vector<bool> pin(n, false);
@@ -135,11 +138,11 @@ absl::StatusOr<StoragePlan> PlanStorage(const PlanInputs& in, const ResolvedPres
   if (p.streamed_bytes == 0) return all_pinned();
   p.streaming = true;
   p.staging_buffers = n_buf;
-  p.staging_bytes = largest_streamed > 0 ? std::min(staging, largest_streamed) : 0;
+  p.staging_bytes = largest_streamed > 0 ? std::min(staging, largest_streamed + kDirectIoSlack) : 0;
   for (size_t i = 0; i < n; ++i) {
     const PlanTensor& t = in.tensors[i];
     if (p.residency[i] == Residency::kStreamed && t.matmul && t.row_bytes > 0)
-      p.rows_per_slice[i] = std::clamp<int64_t>(static_cast<int64_t>(p.staging_bytes / t.row_bytes), 1, t.rows);
+      p.rows_per_slice[i] = std::clamp<int64_t>(static_cast<int64_t>((p.staging_bytes - kDirectIoSlack) / t.row_bytes), 1, t.rows);
   }
   p.expected_peak_bytes = p.pinned_bytes + n_buf * p.staging_bytes + fixed;
   PlaceExperts(in, preset, experts, &p);

@@ -5,49 +5,11 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 
 #include "util/str_cat.h"
 
 namespace uaii::storage {
-
-void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
-
-AlignedBytes AlignedBytes::Allocate(uint64_t bytes) {
-  AlignedBytes a;
-  const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + 63) / 64 * 64;
-  a.data.reset(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
-  a.size = bytes;
-  return a;
-}
-
-FileSet::~FileSet() {
-  for (int fd : fds_) ::close(fd);
-}
-
-absl::StatusOr<int> FileSet::Open(const std::string& path) {
-  for (size_t i = 0; i < paths_.size(); ++i)
-    if (paths_[i] == path) return static_cast<int>(i);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(StrCat(path, ": cannot open for streaming: ", std::strerror(errno)));
-  paths_.push_back(path);
-  fds_.push_back(fd);
-  return static_cast<int>(fds_.size() - 1);
-}
-
-absl::Status FileSet::Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
-  uint64_t done = 0;
-  while (done < bytes) {
-    const ssize_t r = ::pread(fds_[file], dst + done, bytes - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0)
-      return absl::DataLossError(StrCat(paths_[file], ": read of ", bytes, " bytes at offset ", offset,
-                                        " failed: ", r < 0 ? std::strerror(errno) : "unexpected end of file"));
-    done += static_cast<uint64_t>(r);
-  }
-  return absl::OkStatus();
-}
 
 StagingPipeline::StagingPipeline(const FileSet* files, std::vector<Chunk> sequence, int buffers,
                                  uint64_t buffer_bytes)
@@ -75,12 +37,16 @@ void StagingPipeline::Worker() {
     request_ = -1;
     l.unlock();
     const Chunk& ch = sequence_[c];
-    absl::Status st = files_->Read(ch.file, ch.offset, ch.bytes, s.buf.data.get());
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = files_->ReadStaged(ch.file, ch.offset, ch.bytes, s.buf.data.get(), s.buf.size);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     l.lock();
-    s.status = st;
+    s.status = r.status();
+    s.data = r.ok() ? *r : nullptr;
     s.chunk = c;
     s.loading = false;
     stats_.bytes_read += ch.bytes;
+    stats_.read_seconds += dt;
     cv_.notify_all();
   }
 }
@@ -121,12 +87,16 @@ absl::StatusOr<const uint8_t*> StagingPipeline::Acquire(size_t i) {
     s.loading = true;
     l.unlock();
     const Chunk& ch = sequence_[i];
-    absl::Status st = files_->Read(ch.file, ch.offset, ch.bytes, s.buf.data.get());
+    const auto r0 = Clock::now();
+    auto r = files_->ReadStaged(ch.file, ch.offset, ch.bytes, s.buf.data.get(), s.buf.size);
+    const double dt = std::chrono::duration<double>(Clock::now() - r0).count();
     l.lock();
     s.loading = false;
-    s.status = st;
+    s.status = r.status();
+    s.data = r.ok() ? *r : nullptr;
     s.chunk = static_cast<int64_t>(i);
     stats_.bytes_read += ch.bytes;
+    stats_.read_seconds += dt;
     ++stats_.misses;
   }
   if (!slots_[slot].status.ok()) {
@@ -148,7 +118,7 @@ absl::StatusOr<const uint8_t*> StagingPipeline::Acquire(size_t i) {
       cv_.notify_all();
     }
   }
-  return slots_[slot].buf.data.get();
+  return slots_[slot].data;
 }
 
 absl::Status StagingPipeline::ReadDirect(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) {

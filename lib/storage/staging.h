@@ -5,8 +5,9 @@
 // engine consumes chunks in a fixed cyclic sequence (the order the graph's matmuls
 // read them, token after token), so with two buffers chunk i+1 is read while chunk i
 // is used. A request out of sequence is read synchronously (a staging miss). Reads
-// use pread on a plain descriptor, never the mapping, so the process's resident
-// memory is the buffers, not the file.
+// go through FileSet::ReadStaged (page cache when it holds the bytes, else direct
+// I/O with several reads in flight; storage/file_set.h), never the mapping, so the
+// process's resident memory is the buffers, not the file.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/file_set.h"
 
 namespace uaii::storage {
 
@@ -27,37 +29,17 @@ struct Chunk {
 };
 
 struct StagingStats {
-  uint64_t bytes_read = 0;      // from disk (or the page cache) by pread
+  uint64_t bytes_read = 0;      // chunk bytes read (disk or page cache)
+  double read_seconds = 0;      // time spent reading them (worker and misses)
   double io_wait_seconds = 0;   // time the engine waited for bytes
   uint64_t hits = 0;            // chunks already staged when asked for
   uint64_t misses = 0;          // chunks read synchronously
 };
 
-// Owned, 64-byte aligned bytes.
-struct AlignedBytes {
-  struct Free { void operator()(uint8_t* p) const; };
-  std::unique_ptr<uint8_t, Free> data;
-  uint64_t size = 0;
-  static AlignedBytes Allocate(uint64_t bytes);
-};
-
-class FileSet {
- public:
-  ~FileSet();
-  // Opens (or finds) `path`; returns its index.
-  absl::StatusOr<int> Open(const std::string& path);
-  // Reads exactly `bytes` at `offset` into dst; errors name the file and range.
-  absl::Status Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
-  const std::string& path(int file) const { return paths_[file]; }
-
- private:
-  std::vector<std::string> paths_;
-  std::vector<int> fds_;
-};
-
 class StagingPipeline {
  public:
-  // `buffers` (1 or 2) of `buffer_bytes` each; every chunk must fit a buffer.
+  // `buffers` (1 or 2) of `buffer_bytes` each; every chunk must fit a buffer (with
+  // kDirectIoSlack to spare for a direct read; a chunk without it is read buffered).
   StagingPipeline(const FileSet* files, std::vector<Chunk> sequence, int buffers, uint64_t buffer_bytes);
   ~StagingPipeline();
   StagingPipeline(const StagingPipeline&) = delete;
@@ -76,6 +58,7 @@ class StagingPipeline {
  private:
   struct Slot {
     AlignedBytes buf;
+    const uint8_t* data = nullptr;  // the chunk's first byte inside buf
     int64_t chunk = -1;   // chunk held (valid when !loading)
     bool loading = false;
     absl::Status status;

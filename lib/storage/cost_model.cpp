@@ -1,0 +1,101 @@
+#include "storage/cost_model.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace uaii::storage {
+
+double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, const CpuShare& cpu) {
+  if (staging_buffers <= 1) {  // every read synchronous, then its compute
+    double t = 0;
+    for (const auto& s : steps) t += s.read_seconds + s.compute_seconds;
+    return t;
+  }
+  std::vector<size_t> streamed;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].streamed) streamed.push_back(i);
+  const bool share = cpu.reads_use_cpu && cpu.threads + 1 > cpu.cores && cpu.cores > 0;
+  // Three passes from an empty pipeline; the third is the steady state (the first
+  // slice was prefetched during the previous pass's last).
+  double now = 0, ready = 0, pass = 0;
+  bool prefetched = false;
+  for (int round = 0; round < 3; ++round) {
+    const double start = now;
+    size_t k = 0;  // index into streamed
+    for (const auto& s : steps) {
+      if (!s.streamed) {
+        now += s.compute_seconds;
+        continue;
+      }
+      // Acquire: the prefetched slice when it is done, else a synchronous read.
+      now = prefetched ? std::max(now, ready) : now + s.read_seconds;
+      const double next_read = steps[streamed[(k + 1) % streamed.size()]].read_seconds;
+      ready = now + next_read;  // the worker starts the next slice now
+      prefetched = true;
+      double c = s.compute_seconds;
+      if (share) c = std::max(c, (cpu.threads * c + next_read) / cpu.cores);
+      now += c;
+      ++k;
+    }
+    pass = now - start;
+  }
+  return pass;
+}
+
+CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>& types, const StoragePlan& plan,
+                             const MachineRates& rates) {
+  CostPrediction p;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const auto& [t, r] : rates.matmul_bytes_per_s)
+    if (r > 0) slowest = std::min(slowest, r);
+  if (!(slowest < std::numeric_limits<double>::infinity())) slowest = rates.memory_bytes_per_s;
+  auto rate_of = [&](size_t i) {
+    auto it = i < types.size() ? rates.matmul_bytes_per_s.find(types[i]) : rates.matmul_bytes_per_s.end();
+    return it != rates.matmul_bytes_per_s.end() && it->second > 0 ? it->second : slowest;
+  };
+  auto secs = [](double bytes, double rate) { return rate > 0 ? bytes / rate : 0.0; };
+  std::vector<CostStep> cold, warm;
+  double embed_cold = 0, embed_warm = 0;  // looked-up rows of a streamed table: synchronous
+  for (size_t i = 0; i < in.tensors.size(); ++i) {
+    const PlanTensor& t = in.tensors[i];
+    const bool streamed = i < plan.residency.size() && plan.residency[i] == Residency::kStreamed;
+    if (t.embed && !t.matmul) {
+      if (streamed) {
+        embed_cold += secs(t.row_bytes, rates.disk_bytes_per_s);
+        embed_warm += secs(t.row_bytes, rates.cached_bytes_per_s);
+        p.io_seconds += secs(t.row_bytes, rates.disk_bytes_per_s);
+        p.io_cached_seconds += secs(t.row_bytes, rates.cached_bytes_per_s);
+      }
+      continue;
+    }
+    if (!t.matmul) continue;
+    const double compute = secs(static_cast<double>(t.bytes), rate_of(i));
+    p.compute_seconds += compute;
+    if (!streamed) {
+      const double floor = secs(static_cast<double>(t.bytes), rates.memory_bytes_per_s);
+      p.resident_seconds += floor;
+      const CostStep s{0, std::max(compute, floor), false};
+      cold.push_back(s);
+      warm.push_back(s);
+      continue;
+    }
+    p.io_seconds += secs(static_cast<double>(t.bytes), rates.disk_bytes_per_s);
+    p.io_cached_seconds += secs(static_cast<double>(t.bytes), rates.cached_bytes_per_s);
+    // The engine reads and computes slice by slice (rows_per_slice rows each).
+    const int64_t per = i < plan.rows_per_slice.size() && plan.rows_per_slice[i] > 0 ? plan.rows_per_slice[i] : t.rows;
+    for (int64_t r0 = 0; r0 < t.rows; r0 += per) {
+      const double frac = static_cast<double>(std::min(t.rows, r0 + per) - r0) / static_cast<double>(t.rows);
+      const double b = frac * static_cast<double>(t.bytes);
+      cold.push_back({secs(b, rates.disk_bytes_per_s), frac * compute, true});
+      warm.push_back({secs(b, rates.cached_bytes_per_s), frac * compute, true});
+    }
+  }
+  const int buffers = plan.streaming ? std::max(1, plan.staging_buffers) : 2;
+  p.token_seconds_cold = SimulatePass(cold, buffers, {rates.threads, rates.cores, false}) + embed_cold;
+  p.token_seconds_warm = SimulatePass(warm, buffers, {rates.threads, rates.cores, true}) + embed_warm;
+  p.tokens_per_s_cold = p.token_seconds_cold > 0 ? 1.0 / p.token_seconds_cold : 0;
+  p.tokens_per_s_warm = p.token_seconds_warm > 0 ? 1.0 / p.token_seconds_warm : 0;
+  return p;
+}
+
+}  // namespace uaii::storage

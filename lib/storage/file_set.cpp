@@ -1,0 +1,294 @@
+#include "storage/file_set.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#if UAII_HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#include "util/str_cat.h"
+
+namespace uaii::storage {
+namespace {
+
+uint64_t AlignDown(uint64_t v) { return v / kDirectIoAlign * kDirectIoAlign; }
+uint64_t AlignUp(uint64_t v) { return (v + kDirectIoAlign - 1) / kDirectIoAlign * kDirectIoAlign; }
+
+std::string Range(uint64_t offset, uint64_t bytes) { return StrCat("[", offset, ", ", offset + bytes, ")"); }
+
+}  // namespace
+
+void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+
+AlignedBytes AlignedBytes::Allocate(uint64_t bytes) {
+  AlignedBytes a;
+  void* p = nullptr;
+  if (::posix_memalign(&p, kDirectIoAlign, std::max<uint64_t>(bytes, 1)) != 0) p = nullptr;
+  a.data.reset(static_cast<uint8_t*>(p));
+  a.size = p ? bytes : 0;
+  return a;
+}
+
+#if UAII_HAVE_LIBURING
+struct FileSet::Ring {
+  io_uring ring{};
+  unsigned entries = 0;
+  ~Ring() { io_uring_queue_exit(&ring); }
+};
+#else
+struct FileSet::Ring {};
+#endif
+
+FileSet::FileSet(FileSetOptions options) : options_(std::move(options)) {
+  options_.queue_depth = std::clamp(options_.queue_depth, 1, 64);
+  options_.piece_bytes = std::max(kDirectIoAlign, AlignDown(options_.piece_bytes));
+#if UAII_HAVE_LIBURING
+  // The test seam replaces pread, so a hooked FileSet reads with pread only.
+  if (options_.direct && options_.uring && !options_.hooks.pread) {
+    auto r = std::make_unique<Ring>();
+    if (io_uring_queue_init(static_cast<unsigned>(options_.queue_depth), &r->ring, 0) == 0) {
+      r->entries = static_cast<unsigned>(options_.queue_depth);
+      ring_ = std::move(r);
+    }  // else (seccomp, old kernel): pread
+  }
+#endif
+}
+
+FileSet::~FileSet() {
+  ring_.reset();
+  for (auto& f : files_) {
+    if (f->fd >= 0) ::close(f->fd);
+    if (f->direct_fd >= 0) ::close(f->direct_fd);
+  }
+}
+
+absl::StatusOr<int> FileSet::Open(const std::string& path) {
+  for (size_t i = 0; i < files_.size(); ++i)
+    if (files_[i]->path == path) return static_cast<int>(i);
+  auto do_open = [&](int flags) {
+    return options_.hooks.open ? options_.hooks.open(path.c_str(), flags) : ::open(path.c_str(), flags);
+  };
+  auto f = std::make_unique<File>();
+  f->path = path;
+  f->fd = do_open(O_RDONLY | O_CLOEXEC);
+  if (f->fd < 0) return absl::NotFoundError(StrCat(path, ": cannot open for streaming: ", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f->fd, &st) != 0) {
+    const int e = errno;
+    ::close(f->fd);
+    return absl::InternalError(StrCat(path, ": cannot stat: ", std::strerror(e)));
+  }
+  f->size = static_cast<uint64_t>(st.st_size);
+  // Filesystems without direct I/O (some network and FUSE filesystems, old tmpfs)
+  // refuse the flag here with EINVAL; those files are read through the page cache.
+  if (options_.direct) f->direct_fd = do_open(O_RDONLY | O_CLOEXEC | O_DIRECT);
+  f->nowait = options_.use_page_cache;
+  files_.push_back(std::move(f));
+  return static_cast<int>(files_.size() - 1);
+}
+
+bool FileSet::direct(int file) const {
+  std::lock_guard<std::mutex> l(staged_mu_);
+  return files_[file]->direct_fd >= 0;
+}
+
+bool FileSet::uring() const { return ring_ != nullptr; }
+
+FileIoCounters FileSet::counters() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return counters_;
+}
+
+ssize_t FileSet::Pread(int fd, void* buf, size_t n, off_t off) const {
+  return options_.hooks.pread ? options_.hooks.pread(fd, buf, n, off) : ::pread(fd, buf, n, off);
+}
+
+absl::Status FileSet::CheckRange(const File& f, uint64_t offset, uint64_t bytes) const {
+  if (offset > f.size || bytes > f.size - offset)
+    return absl::DataLossError(StrCat(f.path, ": bytes ", Range(offset, bytes), " extend past the end of the file (",
+                                      f.size, " bytes): the file is truncated or changed since it was loaded"));
+  return absl::OkStatus();
+}
+
+absl::Status FileSet::ReadFully(const File& f, int fd, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
+  uint64_t done = 0;
+  while (done < bytes) {
+    const ssize_t r = Pread(fd, dst + done, bytes - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0)
+      return absl::DataLossError(StrCat(f.path, ": read of bytes ", Range(offset, bytes), " failed at offset ",
+                                        offset + done, ": ", std::strerror(errno)));
+    if (r == 0) {
+      struct stat st {};
+      const uint64_t now = ::fstat(f.fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : f.size;
+      return absl::DataLossError(StrCat(f.path, ": unexpected end of file at offset ", offset + done, " reading bytes ",
+                                        Range(offset, bytes), " (the file is ", now,
+                                        " bytes: truncated while in use?)"));
+    }
+    done += static_cast<uint64_t>(r);  // a short read (a signal, a pipe-like file): go on
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FileSet::Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
+  const File& f = *files_[file];
+  if (auto st = CheckRange(f, offset, bytes); !st.ok()) return st;
+  auto st = ReadFully(f, f.fd, offset, bytes, dst);
+  std::lock_guard<std::mutex> l(mu_);
+  counters_.buffered_bytes += bytes;
+  return st;
+}
+
+absl::StatusOr<const uint8_t*> FileSet::ReadStaged(int file, uint64_t offset, uint64_t bytes, uint8_t* buf,
+                                                   uint64_t capacity) const {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  File& f = *files_[file];
+  if (auto st = CheckRange(f, offset, bytes); !st.ok()) return st;
+  if (bytes > capacity)
+    return absl::InternalError(StrCat(f.path, ": chunk of ", bytes, " bytes exceeds its ", capacity,
+                                      "-byte staging buffer"));
+  FileIoCounters io;  // this call's, added to counters_ at the end
+  auto finish = [&](absl::StatusOr<const uint8_t*> r) {
+    io.staged_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::lock_guard<std::mutex> l(mu_);
+    counters_.direct_bytes += io.direct_bytes;
+    counters_.cached_bytes += io.cached_bytes;
+    counters_.buffered_bytes += io.buffered_bytes;
+    counters_.staged_seconds += io.staged_seconds;
+    return r;
+  };
+  std::lock_guard<std::mutex> staged(staged_mu_);
+  const uint64_t a0 = AlignDown(offset), a1 = AlignUp(offset + bytes), end = offset + bytes;
+  const bool aligned_buf = reinterpret_cast<uintptr_t>(buf) % kDirectIoAlign == 0;
+  if (f.direct_fd < 0 || !aligned_buf || a1 - a0 > capacity || bytes == 0) {
+    auto st = ReadFully(f, f.fd, offset, bytes, buf);
+    if (!st.ok()) return finish(st);
+    io.buffered_bytes += bytes;
+    return finish(const_cast<const uint8_t*>(buf));
+  }
+  uint8_t* const out = buf + (offset - a0);
+  uint64_t pos = offset;  // bytes [offset, pos) are in buf
+  // 1. What the page cache holds, without waiting for the disk.
+  if (f.nowait) {
+    iovec iov{out, bytes};
+    ssize_t r;
+    do r = ::preadv2(f.fd, &iov, 1, static_cast<off_t>(offset), RWF_NOWAIT);
+    while (r < 0 && errno == EINTR);
+    if (r > 0) {
+      pos += static_cast<uint64_t>(r);
+      io.cached_bytes += static_cast<uint64_t>(r);
+    } else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      f.nowait = false;  // EOPNOTSUPP / EINVAL: no probing on this file
+    }
+  }
+  if (pos >= end) return finish(const_cast<const uint8_t*>(out));
+  // 2. The rest from the device, from the aligned block holding pos.
+  const uint64_t d0 = AlignDown(pos);
+  uint64_t covered = d0;  // [d0, covered) arrived by direct reads
+  bool refused = false;   // EINVAL before any byte: the filesystem refuses direct reads
+  absl::Status status;
+#if UAII_HAVE_LIBURING
+  if (ring_) {
+    // Pieces of piece_bytes, queue_depth in flight. Every submitted piece is waited
+    // for before returning, whatever happens: the kernel writes into buf.
+    struct Piece { uint64_t off, len; };
+    std::vector<Piece> pieces;
+    for (uint64_t p = d0; p < a1; p += options_.piece_bytes) pieces.push_back({p, std::min(options_.piece_bytes, a1 - p)});
+    std::vector<std::pair<uint64_t, uint64_t>> rest;  // unfinished tails of short pieces
+    size_t next = 0, inflight = 0;
+    bool any_ok = false;
+    while (next < pieces.size() || inflight > 0) {
+      while (next < pieces.size() && inflight < ring_->entries && status.ok() && !refused) {
+        io_uring_sqe* sqe = io_uring_get_sqe(&ring_->ring);
+        if (!sqe) break;
+        io_uring_prep_read(sqe, f.direct_fd, buf + (pieces[next].off - a0), static_cast<unsigned>(pieces[next].len),
+                           pieces[next].off);
+        io_uring_sqe_set_data64(sqe, next);
+        ++next;
+        ++inflight;
+      }
+      if (inflight == 0) break;
+      io_uring_cqe* cqe = nullptr;
+      int wr = io_uring_submit_and_wait(&ring_->ring, 1);
+      if (wr < 0 && wr != -EINTR && wr != -EAGAIN && wr != -EBUSY) {
+        // Could not submit: wait for what is already in the kernel, submit nothing more.
+        if (status.ok()) status = absl::InternalError(StrCat(f.path, ": io_uring submit failed: ", std::strerror(-wr)));
+        if (io_uring_wait_cqe(&ring_->ring, &cqe) != 0) break;
+      }
+      while (inflight > 0 && io_uring_peek_cqe(&ring_->ring, &cqe) == 0 && cqe) {
+        const Piece pc = pieces[io_uring_cqe_get_data64(cqe)];
+        const int res = cqe->res;
+        io_uring_cqe_seen(&ring_->ring, cqe);
+        --inflight;
+        if (res == -EINVAL && !any_ok) {
+          refused = true;
+        } else if (res < 0) {
+          if (status.ok())
+            status = absl::DataLossError(StrCat(f.path, ": direct read of bytes ", Range(pc.off, pc.len),
+                                                " failed: ", std::strerror(-res)));
+        } else {
+          any_ok = true;
+          io.direct_bytes += static_cast<uint64_t>(res);
+          // A short piece (the end of the file, or the device splitting it): its tail
+          // is read with pread below, which names a truncated file.
+          if (static_cast<uint64_t>(res) < pc.len && pc.off + res < end)
+            rest.push_back({pc.off + res, std::min(pc.off + pc.len, end)});
+        }
+      }
+    }
+    for (auto [s, e] : rest) {
+      if (!status.ok() || refused) break;
+      status = ReadFully(f, f.fd, s, e - s, buf + (s - a0));
+      io.buffered_bytes += e - s;
+    }
+    if (!refused) covered = end;
+  } else
+#endif
+  {
+    // One large pread: the block layer splits it into device-sized requests and keeps
+    // them in flight together.
+    uint64_t p = d0;
+    while (p < end) {
+      const ssize_t r = Pread(f.direct_fd, buf + (p - a0), a1 - p, static_cast<off_t>(p));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && errno == EINVAL && p == d0) {
+        refused = true;
+        break;
+      }
+      if (r < 0) {
+        status = absl::DataLossError(StrCat(f.path, ": direct read of bytes ", Range(p, a1 - p),
+                                            " failed: ", std::strerror(errno)));
+        break;
+      }
+      if (r == 0) break;  // end of file: the buffered read below names it
+      p += static_cast<uint64_t>(r);
+      io.direct_bytes += static_cast<uint64_t>(r);
+      if (p % kDirectIoAlign != 0) break;  // an unaligned short read: the rest buffered
+    }
+    covered = std::max(p, pos);
+  }
+  if (refused) {
+    // The filesystem took O_DIRECT at open but refuses the reads: buffered from now on.
+    ::close(f.direct_fd);
+    f.direct_fd = -1;
+    covered = pos;
+  }
+  if (status.ok() && covered < end) {
+    status = ReadFully(f, f.fd, covered, end - covered, buf + (covered - a0));
+    io.buffered_bytes += end - covered;
+  }
+  if (!status.ok()) return finish(status);
+  return finish(const_cast<const uint8_t*>(out));
+}
+
+}  // namespace uaii::storage

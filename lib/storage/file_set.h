@@ -1,0 +1,117 @@
+// The files weights are streamed from, and how their bytes are read.
+//
+// Two read paths:
+//   Read        exact buffered pread into any memory (pinned tensors, embedding rows).
+//   ReadStaged  a large range into an aligned staging buffer, the streaming path:
+//               1. bytes already in the page cache are copied from it (preadv2 with
+//                  RWF_NOWAIT never waits for the disk; warm runs stay warm);
+//               2. the rest is read with direct I/O (O_DIRECT: the disk DMAs into the
+//                  staging buffer, no page-cache copy on the CPU, nothing added to the
+//                  page cache), as kDirectIoAlign-aligned pieces of `piece_bytes`,
+//                  `queue_depth` of them in flight through io_uring (liburing) so the
+//                  device queue stays full; plain pread when io_uring is unavailable.
+//   The range is widened to kDirectIoAlign boundaries, so a staging buffer needs
+//   kDirectIoSlack bytes beyond its largest chunk (the storage plan counts them);
+//   a chunk that does not fit with the slack is read buffered.
+//
+// Fallbacks, decided per file: a filesystem that refuses O_DIRECT at open (EINVAL) or
+// at the first direct read (EINVAL) is read buffered from then on. A short read (a
+// signal, the end of the file) is continued with pread; a range past the end of the
+// file fails naming the file, the range and the file's size.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace uaii::storage {
+
+// Direct I/O offsets, lengths and buffers are multiples of this (the logical block
+// size of common devices is 512 or 4096; 4096 satisfies both).
+constexpr uint64_t kDirectIoAlign = 4096;
+// A staging buffer needs this much beyond its chunk to read it with direct I/O: the
+// range is widened down to an aligned start and up to an aligned end.
+constexpr uint64_t kDirectIoSlack = 2 * kDirectIoAlign;
+
+// Owned, kDirectIoAlign-aligned bytes (usable as a direct I/O destination).
+struct AlignedBytes {
+  struct Free { void operator()(uint8_t* p) const; };
+  std::unique_ptr<uint8_t, Free> data;
+  uint64_t size = 0;
+  static AlignedBytes Allocate(uint64_t bytes);
+};
+
+// Test seams: replace the system calls (nullptr = the real one).
+struct FileIoHooks {
+  std::function<int(const char* path, int flags)> open;
+  std::function<ssize_t(int fd, void* buf, size_t n, off_t offset)> pread;
+};
+
+struct FileSetOptions {
+  bool direct = true;                       // try O_DIRECT for ReadStaged
+  bool uring = true;                        // io_uring for direct pieces (else pread)
+  bool use_page_cache = true;               // copy what the page cache holds first
+  int queue_depth = 8;                      // direct pieces in flight
+  uint64_t piece_bytes = uint64_t{8} << 20; // size of one direct read
+  FileIoHooks hooks;
+};
+
+// What the reads did (for the benchmark and the --json memory fields).
+struct FileIoCounters {
+  uint64_t direct_bytes = 0;    // read from the device with O_DIRECT (aligned range)
+  uint64_t cached_bytes = 0;    // copied from the page cache by ReadStaged
+  uint64_t buffered_bytes = 0;  // read by buffered pread (Read, fallbacks)
+  double staged_seconds = 0;    // time inside ReadStaged
+};
+
+class FileSet {
+ public:
+  explicit FileSet(FileSetOptions options = {});
+  ~FileSet();
+  FileSet(const FileSet&) = delete;
+  FileSet& operator=(const FileSet&) = delete;
+
+  // Opens (or finds) `path`; returns its index.
+  absl::StatusOr<int> Open(const std::string& path);
+  // Reads exactly `bytes` at `offset` into dst (buffered); errors name the file and range.
+  absl::Status Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
+  // Reads [offset, offset + bytes) into `buf` (kDirectIoAlign-aligned, `capacity`
+  // bytes); returns where the range starts inside buf.
+  absl::StatusOr<const uint8_t*> ReadStaged(int file, uint64_t offset, uint64_t bytes, uint8_t* buf,
+                                            uint64_t capacity) const;
+
+  const std::string& path(int file) const { return files_[file]->path; }
+  uint64_t size(int file) const { return files_[file]->size; }
+  // True while ReadStaged may use direct I/O on this file (false after a refusal).
+  bool direct(int file) const;
+  bool uring() const;
+  FileIoCounters counters() const;
+
+ private:
+  struct File {
+    std::string path;
+    int fd = -1;         // buffered
+    int direct_fd = -1;  // O_DIRECT, -1 when refused or disabled
+    uint64_t size = 0;
+    bool nowait = true;  // RWF_NOWAIT probes supported
+  };
+  struct Ring;
+  absl::Status CheckRange(const File& f, uint64_t offset, uint64_t bytes) const;
+  absl::Status ReadFully(const File& f, int fd, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
+  ssize_t Pread(int fd, void* buf, size_t n, off_t off) const;
+
+  FileSetOptions options_;
+  std::vector<std::unique_ptr<File>> files_;
+  std::unique_ptr<Ring> ring_;  // null when io_uring is unavailable
+  mutable std::mutex staged_mu_;  // one ReadStaged at a time: the ring, the per-file flags
+  mutable std::mutex mu_;         // the counters
+  mutable FileIoCounters counters_;
+};
+
+}  // namespace uaii::storage

@@ -1,0 +1,96 @@
+// The storage cost model's arithmetic (storage/cost_model.h): one staging buffer sums
+// reads and compute; two overlap them slice by slice (the slower of the next read and
+// this compute, not their sum); resident weights compute while the next slice is
+// read; page-cache copies share the cores with the compute threads; and
+// PredictDecode turns a plan and machine rates into those steps.
+#include <catch2/catch.hpp>
+
+#include "storage/cost_model.h"
+
+using namespace uaii::storage;
+using uaii::TensorType;
+
+namespace {
+CostStep S(double read, double compute) { return {read, compute, true}; }
+CostStep R(double compute) { return {0, compute, false}; }
+const CpuShare kNoShare{1, 8, false};
+}  // namespace
+
+TEST_CASE("cost model: one staging buffer reads then computes", "[storage][cost]") {
+  CHECK(SimulatePass({S(2, 1), S(2, 1), R(0.5)}, 1, kNoShare) == Approx(6.5));
+}
+
+TEST_CASE("cost model: two buffers overlap reads and compute", "[storage][cost]") {
+  // Disk-bound: every step waits for its read.
+  CHECK(SimulatePass({S(2, 1), S(2, 1), S(2, 1), S(2, 1)}, 2, kNoShare) == Approx(8));
+  // Compute-bound: reads hide behind compute.
+  CHECK(SimulatePass({S(1, 3), S(1, 3), S(1, 3), S(1, 3)}, 2, kNoShare) == Approx(12));
+  // Uneven: per step the slower of the next slice's read and this compute.
+  // acquire(a) = t; read(b) ends t+4; compute a ends t+1 -> b waits to t+4;
+  // read(a') ends t+5; compute b ends t+5 -> period 5 (sum would be 4+1+1+1 = 7).
+  CHECK(SimulatePass({S(1, 1), S(4, 1)}, 2, kNoShare) == Approx(5));
+}
+
+TEST_CASE("cost model: resident weights compute while the next slice is read", "[storage][cost]") {
+  // acquire s1 at t: read s2 until t+2; compute s1 to t+1, resident to t+2.5;
+  // acquire s2 at t+2.5: read s1' until t+4.5; compute s2 to t+3.5; wait to t+4.5.
+  CHECK(SimulatePass({S(2, 1), R(1.5), S(2, 1)}, 2, kNoShare) == Approx(4.5));
+  // Nothing streamed: the sum of compute.
+  CHECK(SimulatePass({R(1), R(2)}, 2, kNoShare) == Approx(3));
+}
+
+TEST_CASE("cost model: page-cache copies share the cores with compute", "[storage][cost]") {
+  // 2 compute threads + the copying reader on 2 cores: a step takes at least
+  // (2 * 1 + 1) / 2 = 1.5 instead of max(1, 1) = 1.
+  CHECK(SimulatePass({S(1, 1), S(1, 1)}, 2, {2, 2, true}) == Approx(3));
+  // Enough cores, or direct reads (no CPU): no penalty.
+  CHECK(SimulatePass({S(1, 1), S(1, 1)}, 2, {2, 4, true}) == Approx(2));
+  CHECK(SimulatePass({S(1, 1), S(1, 1)}, 2, {2, 2, false}) == Approx(2));
+}
+
+TEST_CASE("cost model: PredictDecode from a plan and machine rates", "[storage][cost]") {
+  PlanInputs in;
+  auto add = [&](const char* name, uint64_t bytes, int64_t rows, bool matmul) {
+    PlanTensor t;
+    t.name = name;
+    t.bytes = bytes;
+    t.rows = rows;
+    t.row_bytes = bytes / rows;
+    t.matmul = matmul;
+    in.tensors.push_back(t);
+  };
+  add("blk.0.ffn_up.weight", 400, 4, true);    // streamed in 2 slices
+  add("blk.0.ffn_down.weight", 200, 2, true);  // resident
+  add("blk.0.attn_norm.weight", 16, 1, false); // element-wise: no matmul, no cost
+  StoragePlan plan;
+  plan.streaming = true;
+  plan.staging_buffers = 2;
+  plan.residency = {Residency::kStreamed, Residency::kPinned, Residency::kPinned};
+  plan.rows_per_slice = {2, 2, 1};
+  MachineRates rates;
+  rates.disk_bytes_per_s = 100;     // 400 bytes: 4 s
+  rates.cached_bytes_per_s = 400;   // 1 s
+  rates.memory_bytes_per_s = 1000;  // resident floor 0.2 s
+  rates.matmul_bytes_per_s[TensorType::Q4_0] = 200;  // ffn_up 2 s, ffn_down 1 s
+  rates.matmul_bytes_per_s[TensorType::Q6_K] = 100;
+  rates.threads = 1;
+  rates.cores = 4;
+  const std::vector<TensorType> types = {TensorType::Q4_0, TensorType::Q4_0, TensorType::F32};
+  const auto p = PredictDecode(in, types, plan, rates);
+  CHECK(p.io_seconds == Approx(4));
+  CHECK(p.io_cached_seconds == Approx(1));
+  CHECK(p.compute_seconds == Approx(3));
+  CHECK(p.resident_seconds == Approx(0.2));
+  // Cold: steps S(2,1) S(2,1) R(1); reads dominate: 2 + 2 per pass.
+  CHECK(p.token_seconds_cold == Approx(SimulatePass({S(2, 1), S(2, 1), R(1)}, 2, kNoShare)));
+  CHECK(p.token_seconds_cold == Approx(4));
+  // Warm: S(0.5,1) S(0.5,1) R(1): compute dominates: 3.
+  CHECK(p.token_seconds_warm == Approx(3));
+  CHECK(p.tokens_per_s_cold == Approx(0.25));
+  // A type without a measurement uses the slowest measured (Q6_K here: 100 B/s).
+  const auto q = PredictDecode(in, {TensorType::Q8_0, TensorType::Q8_0, TensorType::F32}, plan, rates);
+  CHECK(q.compute_seconds == Approx(6));
+  // One buffer: sum of reads and compute.
+  plan.staging_buffers = 1;
+  CHECK(PredictDecode(in, types, plan, rates).token_seconds_cold == Approx(2 + 1 + 2 + 1 + 1));
+}
