@@ -219,6 +219,7 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
     w.Key("bytes_read_per_token").Double(s.decode_tokens ? double(s.expert_decode_bytes_read) / double(s.decode_tokens)
                                                          : 0.0);
     w.Key("io_wait_s").Double(s.expert_io_wait_seconds);
+    w.Key("io").String(s.expert_io_uring ? "io_uring" : "pread");
     w.EndObject();
   }
 }

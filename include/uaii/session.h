@@ -48,6 +48,7 @@ struct StorageStats {
   uint64_t expert_hits = 0, expert_misses = 0;  // expert slices found / read
   uint64_t expert_bytes_read = 0;   // all expert reads (prefill and decode)
   double expert_io_wait_seconds = 0;
+  bool expert_io_uring = false;     // expert reads through io_uring (else pread)
   uint64_t expert_decode_bytes_read = 0;  // expert reads during single-token steps
   int64_t decode_tokens = 0;              // single-token steps
 };

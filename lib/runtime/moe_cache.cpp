@@ -1,20 +1,110 @@
 #include "runtime/moe_cache.h"
 
 #include <fcntl.h>
+#include <liburing.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <set>
 
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
 
+struct ExpertCache::Ring {
+  io_uring ring{};
+  bool ok = false;
+  ~Ring() {
+    if (ok) io_uring_queue_exit(&ring);
+  }
+};
+
+ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
+  stats_.capacity_bytes = capacity_bytes;
+  if (!use_io_uring) return;
+  auto r = std::make_unique<Ring>();
+  r->ok = io_uring_queue_init(kQueueDepth, &r->ring, 0) == 0;
+  if (r->ok) {
+    ring_ = std::move(r);
+    stats_.io_uring = true;
+  }
+}
+
 ExpertCache::~ExpertCache() {
+  ring_.reset();
   for (auto& [path, fd] : fds_) ::close(fd);
+}
+
+absl::Status ExpertCache::ReadPread(const Read& r) {
+  uint64_t done = 0;
+  while (done < r.bytes) {
+    const ssize_t n = ::pread(r.fd, r.dst + done, r.bytes - done, static_cast<off_t>(r.offset + done));
+    if (n <= 0)
+      return absl::DataLossError(StrCat("expert cache: short read of ", *r.file, " at offset ", r.offset + done, " (",
+                                        r.bytes, " bytes wanted)", n < 0 ? StrCat(": ", std::strerror(errno)) : ""));
+    done += static_cast<uint64_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExpertCache::ReadAll(std::vector<Read>& reads) {
+  if (!ring_) {
+    for (const Read& r : reads)
+      if (auto st = ReadPread(r); !st.ok()) return st;
+    return absl::OkStatus();
+  }
+  // Up to kQueueDepth reads in flight, queued in file-offset order; a short read is
+  // queued again for its remainder (at the front, so order is kept).
+  constexpr uint64_t kMaxPiece = uint64_t{1} << 30;  // one SQE's length is 32-bit
+  std::deque<size_t> queue;
+  for (size_t i = 0; i < reads.size(); ++i) queue.push_back(i);
+  unsigned inflight = 0;
+  while (!queue.empty() || inflight > 0) {
+    while (!queue.empty() && inflight < kQueueDepth) {
+      io_uring_sqe* sqe = io_uring_get_sqe(&ring_->ring);
+      if (!sqe) break;
+      const size_t i = queue.front();
+      queue.pop_front();
+      Read& r = reads[i];
+      io_uring_prep_read(sqe, r.fd, r.dst, static_cast<unsigned>(std::min(r.bytes, kMaxPiece)), r.offset);
+      io_uring_sqe_set_data64(sqe, i);
+      ++inflight;
+    }
+    const int sub = io_uring_submit_and_wait(&ring_->ring, 1);
+    if (sub < 0 && sub != -EINTR)
+      return absl::InternalError(StrCat("expert cache: io_uring submit failed: ", std::strerror(-sub)));
+    io_uring_cqe* cqe = nullptr;
+    unsigned head = 0, seen = 0;
+    io_uring_for_each_cqe(&ring_->ring, head, cqe) {
+      ++seen;
+      --inflight;
+      const size_t i = static_cast<size_t>(io_uring_cqe_get_data64(cqe));
+      Read& r = reads[i];
+      if (cqe->res <= 0) {
+        io_uring_cq_advance(&ring_->ring, seen);
+        // Drain what is still in flight before failing, so no read lands later.
+        while (inflight > 0) {
+          io_uring_cqe* c = nullptr;
+          if (io_uring_wait_cqe(&ring_->ring, &c) != 0) break;
+          io_uring_cqe_seen(&ring_->ring, c);
+          --inflight;
+        }
+        return absl::DataLossError(StrCat("expert cache: read of ", *r.file, " at offset ", r.offset, " (", r.bytes,
+                                          " bytes) failed: ",
+                                          cqe->res < 0 ? std::strerror(-cqe->res) : "unexpected end of file"));
+      }
+      r.dst += cqe->res;
+      r.offset += static_cast<uint64_t>(cqe->res);
+      r.bytes -= static_cast<uint64_t>(cqe->res);
+      if (r.bytes > 0) queue.push_front(i);
+    }
+    io_uring_cq_advance(&ring_->ring, seen);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> ExpertCache::Fd(const std::string& file) {
@@ -63,28 +153,28 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
     lru_.erase(victim);
     ++stats_.evictions;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  for (const BoundWeight* m : misses) {
-    auto fd = Fd(m->file);
+  // Every miss's buffer first, then all reads together in file-offset order.
+  std::vector<Entry> fresh(misses.size());
+  std::vector<Read> reads;
+  reads.reserve(misses.size());
+  for (size_t i = 0; i < misses.size(); ++i) {
+    auto fd = Fd(misses[i]->file);
     if (!fd.ok()) return fd.status();
-    Entry e;
-    e.bytes.resize(m->bytes);
-    uint64_t done = 0;
-    while (done < m->bytes) {
-      const ssize_t r = ::pread(*fd, e.bytes.data() + done, m->bytes - done, static_cast<off_t>(m->offset + done));
-      if (r <= 0)
-        return absl::DataLossError(StrCat("expert cache: short read of ", m->file, " at offset ", m->offset + done,
-                                          " (", m->bytes, " bytes wanted)"));
-      done += static_cast<uint64_t>(r);
-    }
-    Key k{m->file, m->offset};
-    lru_.push_front(k);
-    e.lru = lru_.begin();
-    stats_.used_bytes += m->bytes;
-    stats_.bytes_read += m->bytes;
-    entries_.emplace(k, std::move(e));
+    fresh[i].bytes.resize(misses[i]->bytes);
+    reads.push_back({*fd, fresh[i].bytes.data(), misses[i]->offset, misses[i]->bytes, &misses[i]->file});
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  const absl::Status read = ReadAll(reads);
   stats_.io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!read.ok()) return read;
+  for (size_t i = 0; i < misses.size(); ++i) {
+    Key k{misses[i]->file, misses[i]->offset};
+    lru_.push_front(k);
+    fresh[i].lru = lru_.begin();
+    stats_.used_bytes += misses[i]->bytes;
+    stats_.bytes_read += misses[i]->bytes;
+    entries_.emplace(k, std::move(fresh[i]));
+  }
   data->clear();
   for (const auto& s : slices) data->push_back(entries_.at({s.file, s.offset}).bytes.data());
   return absl::OkStatus();

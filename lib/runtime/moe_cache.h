@@ -1,16 +1,20 @@
 // An LRU of expert slices (`#e=N` byte slices of packed MoE banks, runtime/moe.h)
-// read from disk with pread: the building block for running MoE models whose
-// experts do not fit the memory budget (docs/moe.md, "Not done yet"). Not yet
-// wired into the storage plan; MoeFfn uses it when MoeWeights::cache is set.
+// read from disk: how MoE models whose experts do not fit the memory budget run
+// (docs/moe.md). The storage plan sizes it (storage/expert_plan.h), StreamedWeights
+// owns it, MoeFfn uses it through MoeWeights::cache.
 //
 // Acquire(slices) makes every requested slice resident at once: hits are touched,
 // misses are read together in (file, offset) order after evicting least recently
 // used slices that are not part of the same request. A request larger than the
-// capacity fails closed, naming both sizes.
+// capacity fails closed, naming both sizes. The misses of one Acquire are submitted
+// together to an io_uring (liburing; up to kQueueDepth reads in flight, queued in
+// file-offset order); where io_uring is unavailable (old kernel, seccomp) they are
+// read one after another with pread, in the same order.
 #pragma once
 #include <cstdint>
 #include <list>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,13 +30,15 @@ struct ExpertCacheStats {
   uint64_t used_bytes = 0;
   uint64_t hits = 0, misses = 0, evictions = 0;
   uint64_t bytes_read = 0;
-  double io_wait_s = 0;  // wall time spent in pread
+  double io_wait_s = 0;  // wall time spent waiting for expert reads
+  bool io_uring = false; // reads went through io_uring (else pread)
   double hit_rate() const { return hits + misses ? double(hits) / double(hits + misses) : 0.0; }
 };
 
 class ExpertCache {
  public:
-  explicit ExpertCache(uint64_t capacity_bytes) { stats_.capacity_bytes = capacity_bytes; }
+  static constexpr unsigned kQueueDepth = 32;
+  explicit ExpertCache(uint64_t capacity_bytes, bool use_io_uring = true);
   ~ExpertCache();
   ExpertCache(const ExpertCache&) = delete;
   ExpertCache& operator=(const ExpertCache&) = delete;
@@ -49,11 +55,21 @@ class ExpertCache {
     std::list<Key>::iterator lru;
   };
   absl::StatusOr<int> Fd(const std::string& file);
+  struct Read {
+    int fd;
+    uint8_t* dst;
+    uint64_t offset, bytes;
+    const std::string* file;
+  };
+  absl::Status ReadAll(std::vector<Read>& reads);  // io_uring, else pread
+  absl::Status ReadPread(const Read& r);
+  struct Ring;
 
   ExpertCacheStats stats_;
   std::map<Key, Entry> entries_;
   std::list<Key> lru_;  // front = most recently used
   std::map<std::string, int> fds_;
+  std::unique_ptr<Ring> ring_;  // null: pread
 };
 
 }  // namespace uaii::runtime

@@ -81,6 +81,7 @@ StorageStats Session::storage_stats() const {
     st.expert_misses = ex.misses;
     st.expert_bytes_read = ex.bytes_read;
     st.expert_io_wait_seconds = ex.io_wait_s;
+    st.expert_io_uring = ex.io_uring;
     st.expert_decode_bytes_read = s.expert_decode_bytes;
     st.decode_tokens = s.decode_tokens;
   }

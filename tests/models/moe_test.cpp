@@ -270,14 +270,16 @@ TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same 
     resident.up_exps = &ur, resident.gate_exps = &gr, resident.down_exps = &dr;
     REQUIRE(MoeFfn(p, resident, x.data(), T, want_t.data(), nullptr).ok());
   }
-  for (uint64_t experts : {1, 2, 3}) {
-    ExpertCache small(3 * experts * slice);
-    w.cache = &small;
-    REQUIRE(MoeFfn(p, w, x.data(), T, got.data(), nullptr).ok());
-    CHECK(got == want_t);
-    CHECK(small.stats().misses >= 9);  // more than 2 experts were routed
-    CHECK(small.stats().used_bytes <= small.stats().capacity_bytes);
-  }
+  for (bool uring : {true, false})  // io_uring (where the kernel allows it) and pread: the same bytes
+    for (uint64_t experts : {1, 2, 3}) {
+      ExpertCache small(3 * experts * slice, uring);
+      if (!uring) CHECK(!small.stats().io_uring);
+      w.cache = &small;
+      REQUIRE(MoeFfn(p, w, x.data(), T, got.data(), nullptr).ok());
+      CHECK(got == want_t);
+      CHECK(small.stats().misses >= 9);  // more than 2 experts were routed
+      CHECK(small.stats().used_bytes <= small.stats().capacity_bytes);
+    }
   // A cache smaller than one expert's three slices fails closed, naming the sizes.
   ExpertCache tiny(slice);
   w.cache = &tiny;
