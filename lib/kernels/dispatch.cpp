@@ -120,6 +120,7 @@ KernelChoice KernelsAt(TensorType type, IsaLevel level) {
       break;
     case IsaLevel::kNeon:
       take(VecDotNeon(type));
+      k.tile = TileNeon(type);
       break;
     case IsaLevel::kAvx512:
     case IsaLevel::kAvx2:

@@ -9,7 +9,7 @@
 //   avx2    vec_dot_avx2.cpp + gemm_avx2.cpp tiles   AVX2 + FMA + F16C
 //   avx512  vec_dot_avx512.cpp (F32/F16/BF16 rows) + gemm_avx512.cpp tiles
 //                                                    AVX-512 F + VL + BW + VNNI
-//   neon    vec_dot_neon.cpp                          aarch64 (Advanced SIMD)
+//   neon    vec_dot_neon.cpp + gemm_neon.cpp tiles    aarch64 (Advanced SIMD)
 // Every level is bit-identical to the scalar reference (same f32 operations in the
 // same order per output element), so the choice changes speed, never results.
 #pragma once
@@ -65,5 +65,7 @@ absl::StatusOr<KernelChoice> ChooseKernels(TensorType type, KernelImpl impl);
 VecDotFn VecDotSse42(TensorType type);
 VecDotFn VecDotAvx512(TensorType type);
 VecDotFn VecDotNeon(TensorType type);
+// NEON register tiles (gemm_neon.cpp); nullptr off aarch64 or for a type without one.
+TileFn TileNeon(TensorType type);
 
 }  // namespace uaii::kernels

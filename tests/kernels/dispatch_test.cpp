@@ -162,6 +162,7 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
     if (CpuSupports(IsaLevel::kNeon)) {
       const VecDotFn own = VecDotNeon(t);
       CHECK(KernelsAt(t, IsaLevel::kNeon).dot == (own ? own : VecDotRef(t)));
+      CHECK(KernelsAt(t, IsaLevel::kNeon).tile == TileNeon(t));
     }
   }
   // The kernel sets each level promises.
@@ -174,8 +175,10 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
   if (CpuSupports(IsaLevel::kNeon))
     for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0,
                          TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                         TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
+                         TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
       CHECK(VecDotNeon(t) != nullptr);
+      if (t != TensorType::F32 && t != TensorType::F16 && t != TensorType::BF16) CHECK(TileNeon(t) != nullptr);
+    }
 }
 
 TEST_CASE("dispatch: every level equals the scalar reference over awkward lengths", "[dispatch]") {
