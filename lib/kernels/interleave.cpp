@@ -168,6 +168,19 @@ absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, in
   return absl::OkStatus();
 }
 
+absl::Status RepackInterleavedInPlace(TensorType type, void* w, int64_t out, int64_t in) {
+  Geometry g;
+  if (!GeometryOf(type, &g) || in <= 0 || in % kQK != 0) return RepackInterleaved(type, w, 0, in, w);  // the error
+  const int64_t group_bytes = R * (in / kQK) * g.block_bytes;
+  std::vector<uint8_t> scratch(static_cast<size_t>(group_bytes));
+  auto* p = static_cast<uint8_t*>(w);
+  for (int64_t grp = 0; grp < out / R; ++grp) {
+    std::memcpy(scratch.data(), p + grp * group_bytes, scratch.size());
+    if (auto st = RepackInterleaved(type, scratch.data(), R, in, p + grp * group_bytes); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t in, int64_t row, void* dst) {
   Geometry g;
   if (!GeometryOf(type, &g)) return;

@@ -43,6 +43,10 @@ bool HasInterleavedKernel(TensorType type);
 // not aliased). Errors: unsupported type, `in` not a multiple of 32.
 absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, int64_t in, void* dst);
 
+// The same in place, one 16-row group at a time (a group is the same bytes in both
+// layouts), with scratch of one group: for buffers that must not be doubled.
+absl::Status RepackInterleavedInPlace(TensorType type, void* w, int64_t out, int64_t in);
+
 // Copies row `row` of an interleaved matrix back into row-major blocks (dst holds
 // one row, RowBytes bytes): the inverse of the repack for one row.
 void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t in, int64_t row,

@@ -49,6 +49,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
     impl->storage = *std::move(sw);
   }
   impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
+  if (!impl->plan.use_storage) {  // weights through the mapping: interleaved copies for the group kernels
+    if (auto st = model->impl().weights->PrepareInterleaved(model->impl().graph, impl->pool.get()); !st.ok()) return st;
+  }
   impl->cache = std::make_unique<runtime::KvCache>(model->impl().executor->kv_layers(), ctx, impl->plan.kv_window,
                                                    impl->plan.kv_sinks, impl->plan.prefill_chunk);
   impl->model = std::move(model);

@@ -1,5 +1,10 @@
 #include "runtime/weights.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kernels/interleave.h"
+#include "runtime/weight_source.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -30,8 +35,10 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
                                              " has no kernel"));
     auto row = RowBytes(*info->traits, info->dims.empty() ? 1 : info->dims[0]);
     if (!row) return absl::InvalidArgumentError(StrCat(ref.ToString(), ": row length does not fit the block size"));
-    ws->weights_[t.name] = BoundWeight{static_cast<TensorType>(info->type_id), shape, info->data, info->bytes, *row,
-                                        ref.file, info->offset};
+    BoundWeight bw{static_cast<TensorType>(info->type_id), shape, info->data, info->bytes, *row,
+                   ref.file, info->offset, nullptr};
+    if (shape.size() == 2 && kernels::HasInterleavedKernel(bw.type)) bw.interleaved = std::make_shared<InterleavedCopy>();
+    ws->weights_[t.name] = std::move(bw);
   }
   return ws;
 }
@@ -42,6 +49,47 @@ std::unique_ptr<WeightSet> WeightSet::FromBound(std::map<std::string, BoundWeigh
   ws->weights_ = std::move(weights);
   ws->owners_ = std::move(owners);
   return ws;
+}
+
+absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const {
+  // Weights some matmul reads and no op reads element-wise (an embedding lookup on
+  // the same table, as with tied heads, reads the interleaved copy too).
+  std::map<std::string, std::pair<bool, bool>> use;  // name -> (matmul, element-wise)
+  for (const auto& op : g.ops)
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      if (IsMatmulWeightInput(op.type, k)) use[op.inputs[k]].first = true;
+      else if (!(op.type == "embed" && k == 0)) use[op.inputs[k]].second = true;
+    }
+  std::vector<const BoundWeight*> todo;
+  for (const auto& [name, u] : use) {
+    auto it = weights_.find(name);
+    if (it == weights_.end() || !it->second.interleaved || !u.first || u.second) continue;
+    if (!InterleavedData(it->second)) todo.push_back(&it->second);
+  }
+  std::vector<absl::Status> status(todo.size());
+  auto run = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const BoundWeight& w = *todo[static_cast<size_t>(i)];
+      std::call_once(w.interleaved->once, [&] {
+        auto bytes = std::make_unique<uint8_t[]>(w.bytes);
+        status[static_cast<size_t>(i)] = kernels::RepackInterleaved(w.type, w.data, w.shape[0], w.shape[1], bytes.get());
+        if (!status[static_cast<size_t>(i)].ok()) return;
+        if (!w.file.empty()) {  // drop the mapped pages: the copy replaces them
+          const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+          const auto b = (reinterpret_cast<uintptr_t>(w.data) + page - 1) / page * page;
+          const auto e = (reinterpret_cast<uintptr_t>(w.data) + w.bytes) / page * page;
+          if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+        }
+        w.interleaved->bytes = std::move(bytes);
+        w.interleaved->data.store(w.interleaved->bytes.get(), std::memory_order_release);
+      });
+    }
+  };
+  if (pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(static_cast<int64_t>(todo.size()), run, 1);
+  else run(0, static_cast<int64_t>(todo.size()));
+  for (size_t i = 0; i < todo.size(); ++i)
+    if (!status[i].ok()) return status[i];
+  return absl::OkStatus();
 }
 
 const BoundWeight* WeightSet::Find(const std::string& name) const {

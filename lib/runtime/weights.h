@@ -5,16 +5,28 @@
 // Binding touches no tensor bytes: under a memory budget the storage engine
 // (runtime/streamed_weights.h) reads them from `file` at `offset` instead.
 #pragma once
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "formats/gguf_file.h"
 #include "ir/graph.h"
+#include "kernels/thread_pool.h"
 
 namespace uaii::runtime {
+
+// A resident copy of a matmul weight in the kernels' 16-row interleaved layout
+// (kernels/interleave.h), made once by WeightSet::PrepareInterleaved and shared by
+// every copy of the BoundWeight; `data` stays null until it is complete.
+struct InterleavedCopy {
+  std::once_flag once;
+  std::unique_ptr<uint8_t[]> bytes;
+  std::atomic<const uint8_t*> data{nullptr};
+};
 
 struct BoundWeight {
   TensorType type = TensorType::F32;
@@ -24,7 +36,15 @@ struct BoundWeight {
   uint64_t row_bytes = 0;       // bytes of one innermost row
   std::string file;             // where the bytes live on disk (storage streams from here)
   uint64_t offset = 0;          // absolute offset of the data in `file`
+  // Set at bind for matrices of a type with interleaved kernels on this CPU; filled
+  // (for matmul weights) by PrepareInterleaved. Storage-planned sessions ignore it.
+  std::shared_ptr<InterleavedCopy> interleaved;
 };
+
+// The interleaved copy of `w` when one has been made, else null.
+inline const uint8_t* InterleavedData(const BoundWeight& w) {
+  return w.interleaved ? w.interleaved->data.load(std::memory_order_acquire) : nullptr;
+}
 
 class WeightSet {
  public:
@@ -32,6 +52,11 @@ class WeightSet {
   static absl::StatusOr<std::unique_ptr<WeightSet>> Bind(
       const ir::Graph& g, std::map<std::string, std::shared_ptr<const gguf::File>> open = {});
   const BoundWeight* Find(const std::string& tensor_name) const;
+  // Makes the interleaved copies of g's matmul weights (once; later calls return at
+  // once) and releases the mapped pages they were read from, so resident memory
+  // stays one copy of the weights. For sessions that read weights through the
+  // mapping (no storage plan): llama.cpp's CPU backend repacks at load the same way.
+  absl::Status PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const;
   // Weights bound elsewhere (Hugging Face views, runtime/hf_weights.h); `owners` keep
   // their bytes (mappings, converted copies) alive as long as the set.
   static std::unique_ptr<WeightSet> FromBound(std::map<std::string, BoundWeight> weights,

@@ -73,6 +73,9 @@ TEST_CASE("interleave: the repack is a permutation that each row can be read bac
       const auto w = RandomMatrix(t, out, in, rng);
       std::vector<uint8_t> packed(w.size());
       REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data()).ok());
+      auto in_place = w;
+      REQUIRE(uaii::kernels::RepackInterleavedInPlace(t, in_place.data(), out, in).ok());
+      CHECK(in_place == packed);
       auto sorted_a = w, sorted_b = packed;
       if (t != TensorType::Q8_0 && t != TensorType::Q5_0) {  // Q8_0 flips bytes, Q5_0 reorders bits
         std::sort(sorted_a.begin(), sorted_a.end());
