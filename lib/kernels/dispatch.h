@@ -7,7 +7,7 @@
 //   scalar  vec_dot_ref.cpp                         any CPU
 //   sse42   vec_dot_sse42.cpp (32-block types, F16)  x86-64-v2: SSE4.2 + SSSE3
 //   avx2    vec_dot_avx2.cpp + gemm_avx2.cpp tiles   AVX2 + FMA + F16C
-//   avx512  vec_dot_avx512.cpp (F32/F16/BF16 rows) + gemm_avx512.cpp tiles
+//   avx512  vec_dot_avx512.cpp (BF16 rows) + gemm_avx512.cpp tiles
 //                                                    AVX-512 F + VL + BW + VNNI
 //   neon    vec_dot_neon.cpp + gemm_neon.cpp tiles    aarch64 (Advanced SIMD)
 // Every level is bit-identical to the scalar reference (same f32 operations in the

@@ -1,6 +1,9 @@
-// AVX-512F row kernels for the plain float formats (F32, F16, BF16), bit-identical to
-// vec_dot_ref.cpp. The quantized types keep their AVX2 row kernels at this level (the
-// AVX-512 gain there is in the VNNI register tiles, gemm_avx512.cpp).
+// AVX-512F row kernel for BF16, bit-identical to vec_dot_ref.cpp. The other types
+// keep their AVX2 row kernels at the avx512 level (dispatch.h): F16 through F16C's
+// vcvtph2ps in ymm measured faster than the zmm version of this body (2048x2048 GEMV,
+// one thread, on the dev machine's AMD EPYC (Zen 4 class, where 512-bit operations run
+// as two 256-bit halves): 0.16 vs 0.24 ms), F32 the same (0.35 ms both), and the quantized types'
+// AVX-512 gain is in the VNNI register tiles (gemm_avx512.cpp).
 //
 // The reference's 4 x 8 accumulators acc[k][l] (element 32s + 8k + l) live in two
 // 16-lane registers: A = acc[0] | acc[1] (elements 32s + 0..15), B = acc[2] | acc[3]
@@ -9,17 +12,18 @@
 // sum of its two halves is s_l = (acc0_l + acc2_l) + (acc1_l + acc3_l), then
 // GGML_F32x8_REDUCE's last steps as in vec_dot_avx2.cpp.
 //
-// Why not AVX512_BF16's vdpbf16ps for BF16: it adds two products per lane per
-// instruction (src[2i+1] first, then src[2i]) with DAZ and FTZ forced. The pairing
-// could be matched to the reference's order by interleaving steps s and s+1, and in
-// the normal range each of its adds rounds like fma (measured on this machine: 0 of
-// 1.6M lanes differ), but products or partial sums below 2^-126 are flushed to zero
-// where the reference keeps them (1.6M of 1.6M lanes differ on tiny inputs). So it
-// cannot be bit-identical; AVX-512F widens bf16 by a 16-bit shift and uses fma.
+// Why not AVX512_BF16's vdpbf16ps: it adds two products per lane per instruction
+// (src[2i+1] first, then src[2i]) with DAZ and FTZ forced. The pairing could be
+// matched to the reference's order by interleaving steps s and s+1, and in the
+// normal range each of its adds rounds like fma (measured on the dev machine:
+// 0 of 1.6M lanes differ), but products or partial sums below 2^-126 are flushed
+// to zero where the reference keeps them (1.6M of 1.6M lanes differ on tiny inputs).
+// So it cannot be bit-identical; AVX-512F widens bf16 by a 16-bit shift and uses fma.
 //
 // Speed note: the fixed order allows 32 independent accumulator chains, i.e. at most
-// 32 lanes per FMA latency at any vector width, so AVX-512 only saves instructions
-// (one load + conversion per 16 elements instead of per 8), not FMA latency.
+// 32 lanes per FMA latency at any vector width, so zmm only saves instructions (one
+// load + widening per 16 elements instead of per 8), not FMA latency (measured: BF16
+// 0.238 vs 0.241-0.249 ms for AVX2).
 #include <cstring>
 
 #include "formats/fp16.h"
@@ -41,21 +45,15 @@ namespace uaii::kernels {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace {
 
-UAII_AVX512 inline __m512 LoadF32x16(const uint8_t* p) { return _mm512_loadu_ps(p); }
-// F16 -> f32 through vcvtph2ps (F16C's conversion, exact for every non-NaN half).
-UAII_AVX512 inline __m512 LoadF16x16(const uint8_t* p) {
-  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
 UAII_AVX512 inline __m512 LoadBF16x16(const uint8_t* p) {
   const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
 }
 
-inline float ScalarF32(const uint8_t* p) { float v; std::memcpy(&v, p, 4); return v; }
-inline float ScalarF16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Fp16ToFp32(v); }
 inline float ScalarBF16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Bf16ToFp32(v); }
 
-// kSize: bytes per element; Load widens 16 elements, Scalar one.
+// kSize: bytes per element; Load widens 16 elements, Scalar one (kept generic: the
+// F32 / F16 forms of this body were measured, see above).
 template <int kSize, __m512 (*Load)(const uint8_t*), float (*Scalar)(const uint8_t*)>
 UAII_AVX512 inline float DotFloat(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const uint8_t*>(wv);
@@ -79,12 +77,6 @@ UAII_AVX512 inline float DotFloat(const void* wv, const void* xv, int64_t n) {
   return r;
 }
 
-UAII_AVX512 float DotF32(const void* w, const void* x, int64_t n) {
-  return DotFloat<4, LoadF32x16, ScalarF32>(w, x, n);
-}
-UAII_AVX512 float DotF16(const void* w, const void* x, int64_t n) {
-  return DotFloat<2, LoadF16x16, ScalarF16>(w, x, n);
-}
 UAII_AVX512 float DotBF16(const void* w, const void* x, int64_t n) {
   return DotFloat<2, LoadBF16x16, ScalarBF16>(w, x, n);
 }
@@ -96,8 +88,6 @@ UAII_AVX512 float DotBF16(const void* w, const void* x, int64_t n) {
 VecDotFn VecDotAvx512(TensorType type) {
 #ifdef UAII_HAVE_AVX512_KERNELS
   switch (type) {
-    case TensorType::F32: return DotF32;
-    case TensorType::F16: return DotF16;
     case TensorType::BF16: return DotBF16;
     default: return nullptr;
   }

@@ -171,7 +171,7 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
                          TensorType::Q5_1, TensorType::Q8_0})
       CHECK(VecDotSse42(t) != nullptr);
   if (CpuSupports(IsaLevel::kAvx512))
-    for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16}) CHECK(VecDotAvx512(t) != nullptr);
+    CHECK(VecDotAvx512(TensorType::BF16) != nullptr);
   if (CpuSupports(IsaLevel::kNeon))
     for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0,
                          TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
