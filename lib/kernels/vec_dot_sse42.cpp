@@ -5,6 +5,8 @@
 //    16-byte halves (exact: maddubs pairs stay below 32767, bounds as in
 //    vec_dot_avx2.cpp), then the reference's scalar f32 term, added to sumf block by
 //    block. Scales convert with the scalar Fp16ToFp32 (no F16C at this level).
+//  * Q4_K, Q5_K, Q6_K: the reference's 8 lane sums from one byte shuffle and
+//    maddubs / madd (below), f32 steps lane-wise as the reference.
 //  * F16: both sides widen to f32 with an integer-only conversion (exactly
 //    Fp16ToFp32, NaN payloads included, independent of MXCSR); the reference's
 //    fma(w, x, acc) becomes mul + add, which is the same operation here because the
@@ -138,6 +140,126 @@ UAII_SSE42 inline float DotQ_1(const void* wv, const void* xv, int64_t n) {
 UAII_SSE42 float DotQ4_1(const void* w, const void* x, int64_t n) { return DotQ_1<false, BlockQ4_1>(w, x, n); }
 UAII_SSE42 float DotQ5_1(const void* w, const void* x, int64_t n) { return DotQ_1<true, BlockQ5_1>(w, x, n); }
 
+// --- K-quants (Q4_K, Q5_K, Q6_K) ---
+//
+// The reference's lane l sums positions p % 8 == l. A 16-element window shuffled to
+// (e0 e8, e1 e9, ..., e7 e15) makes maddubs' int16 lane l hold q_l x_l + q_l+8 x_l+8;
+// madd with scales (s, 0, s, 0, ...) and (0, s, 0, s, ...) then gives the int32 lane
+// sums for even l (0 2 4 6) and odd l (1 3 5 7) in two vectors. The f32 steps are the
+// reference's, lane-wise, and the final sumf += sums[0] ... sums[7] runs in order.
+
+UAII_SSE42 inline __m128i LanePair(__m128i v) {
+  return _mm_shuffle_epi8(v, _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+UAII_SSE42 inline __m128i EvenScale(int s) { return _mm_set1_epi32(static_cast<int>(static_cast<uint16_t>(s))); }
+UAII_SSE42 inline __m128i OddScale(int s) {
+  return _mm_set1_epi32(static_cast<int>(static_cast<uint32_t>(static_cast<uint16_t>(s)) << 16));
+}
+
+// sums[l] += d * float(aux[l]) for the even and odd lanes.
+UAII_SSE42 inline void AddLaneTerms(float d, __m128i aux_e, __m128i aux_o, __m128* s_e, __m128* s_o) {
+  const __m128 vd = _mm_set1_ps(d);
+  *s_e = _mm_add_ps(*s_e, _mm_mul_ps(vd, _mm_cvtepi32_ps(aux_e)));
+  *s_o = _mm_add_ps(*s_o, _mm_mul_ps(vd, _mm_cvtepi32_ps(aux_o)));
+}
+UAII_SSE42 inline float AddLanes(float sumf, __m128 s_e, __m128 s_o) {
+  alignas(16) float e[4], o[4];
+  _mm_store_ps(e, s_e);
+  _mm_store_ps(o, s_o);
+  for (int j = 0; j < 4; ++j) {
+    sumf += e[j];
+    sumf += o[j];
+  }
+  return sumf;
+}
+
+// Sub-block s (elements 32s + l): nibble s % 2 of qs[32 (s / 2) + l], Q5_K adds bit s of
+// qh[l] as bit 4; unsigned q <= 31, so maddubs pairs stay <= 2 * 31 * 127 and the
+// int16 sum of the two windows <= 4 * 31 * 127.
+template <bool kFive, typename Block>
+UAII_SSE42 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const Block*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
+  float sumf = 0;
+  const __m128i m4 = _mm_set1_epi8(0x0F), h16 = _mm_set1_epi8(0x10);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    uint8_t sc[8], mn[8];
+    int sumi = 0;
+    for (int s = 0; s < 8; ++s) {
+      ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
+      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * mn[s];
+    }
+    __m128i qh0 = _mm_setzero_si128(), qh1 = qh0;
+    if constexpr (kFive) {
+      qh0 = Load128(reinterpret_cast<const BlockQ5_K&>(w[i]).qh);
+      qh1 = Load128(reinterpret_cast<const BlockQ5_K&>(w[i]).qh + 16);
+    }
+    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    for (int s = 0; s < 8; ++s) {
+      const uint8_t* qs = w[i].qs + 32 * (s / 2);
+      __m128i q0 = Load128(qs), q1 = Load128(qs + 16);
+      if (s % 2) {
+        q0 = _mm_srli_epi16(q0, 4);
+        q1 = _mm_srli_epi16(q1, 4);
+      }
+      q0 = _mm_and_si128(q0, m4);
+      q1 = _mm_and_si128(q1, m4);
+      if constexpr (kFive) {
+        const __m128i bit = _mm_set1_epi8(static_cast<char>(1 << s));
+        q0 = _mm_or_si128(q0, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh0, bit), bit), h16));
+        q1 = _mm_or_si128(q1, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh1, bit), bit), h16));
+      }
+      const int8_t* xq = x[i].qs + 32 * s;
+      const __m128i p = _mm_add_epi16(_mm_maddubs_epi16(LanePair(q0), LanePair(Load128(xq))),
+                                      _mm_maddubs_epi16(LanePair(q1), LanePair(Load128(xq + 16))));
+      aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc[s])));
+      aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc[s])));
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+    const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
+    sumf -= dmin * static_cast<float>(sumi);
+  }
+  return AddLanes(sumf, s_e, s_o);
+}
+
+UAII_SSE42 float DotQ4_K(const void* w, const void* x, int64_t n) { return DotQ45K<false, BlockQ4_K>(w, x, n); }
+UAII_SSE42 float DotQ5_K(const void* w, const void* x, int64_t n) { return DotQ45K<true, BlockQ5_K>(w, x, n); }
+
+// Window (h, k, half): elements 128h + 32k + 16 half + j, low nibble k / 2 of
+// ql[64h + 32 (k % 2) + 16 half + j], high bits (qh[32h + 16 half + j] >> 2k) & 3, minus
+// 32, scale scales[8h + 2k + half]. Signed q in [-32, 31]: sign trick, pairs <= 2 * 32 * 127.
+UAII_SSE42 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ6_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
+  const __m128i m4 = _mm_set1_epi8(0x0F), m2 = _mm_set1_epi8(0x03), off = _mm_set1_epi8(32);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    for (int h = 0; h < 2; ++h) {
+      for (int k = 0; k < 4; ++k) {
+        for (int half = 0; half < 2; ++half) {
+          __m128i lo = Load128(w[i].ql + 64 * h + 32 * (k % 2) + 16 * half);
+          if (k / 2) lo = _mm_srli_epi16(lo, 4);
+          lo = _mm_and_si128(lo, m4);
+          const __m128i hb = Load128(w[i].qh + 32 * h + 16 * half);
+          const __m128i hi = _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(hb, _mm_cvtsi32_si128(2 * k)), m2), 4);
+          const __m128i qp = LanePair(_mm_sub_epi8(_mm_or_si128(lo, hi), off));
+          const __m128i xp = LanePair(Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
+          const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(qp, qp), _mm_sign_epi8(xp, qp));
+          const int sc = w[i].scales[8 * h + 2 * k + half];
+          aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc)));
+          aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc)));
+        }
+      }
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+  }
+  return AddLanes(0.0f, s_e, s_o);
+}
+
 // Four halves (low 16 bits of each int32 lane) -> f32, exactly Fp16ToFp32: normals
 // rebias by integer add, subnormals as int(mantissa) * 2^-24 (exact, the result is a
 // normal f32), inf/NaN keep their payload.
@@ -207,6 +329,9 @@ VecDotFn VecDotSse42(TensorType type) {
     case TensorType::Q5_0: return DotQ5_0;
     case TensorType::Q5_1: return DotQ5_1;
     case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q4_K: return DotQ4_K;
+    case TensorType::Q5_K: return DotQ5_K;
+    case TensorType::Q6_K: return DotQ6_K;
     default: return nullptr;
   }
 #else
