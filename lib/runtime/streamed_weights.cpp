@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ir/validate.h"
+#include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "runtime/expert_storage.h"
 #include "util/str_cat.h"
@@ -78,6 +79,13 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
       e.bytes = storage::AlignedBytes::Allocate(w->bytes);
       if (auto st = sw->files_.Read(e.file, w->offset, w->bytes, e.bytes.data.get()); !st.ok())
         return absl::Status(st.code(), StrCat("pinning ", inputs.tensors[i].name, ": ", std::string(st.message())));
+      // Pinned matmul weights go to the group kernels' interleaved layout, in place
+      // (same bytes, so the plan's figures hold; kernels/interleave.h).
+      if (inputs.tensors[i].matmul && w->interleaved) {
+        if (auto st = kernels::RepackInterleavedInPlace(w->type, e.bytes.data.get(), w->shape[0], w->shape[1]); !st.ok())
+          return st;
+        e.interleaved = true;
+      }
     }
     sw->entries_.emplace(w, std::move(e));
   }
@@ -122,6 +130,7 @@ absl::Status StreamedWeights::Linear(const BoundWeight& w, const float* x, int64
   if (it == entries_.end()) return absl::InternalError("matmul weight unknown to the storage plan");
   Entry& e = it->second;
   const int64_t out = w.shape[0], in = w.shape[1];
+  if (e.interleaved) return kernels::MatMulInterleaved(w.type, e.bytes.data.get(), out, in, x, batch, y, pool);
   if (e.pinned) return MatMul(w.type, e.borrowed ? e.borrowed : e.bytes.data.get(), out, in, x, batch, y, pool);
   if (e.first_chunk < 0) return absl::InternalError("streamed weight has no staging slices");
   // Continue the sequence when this weight is next in it (the usual case); else jump.
@@ -151,6 +160,7 @@ absl::Status StreamedWeights::Embed(const BoundWeight& w, const int32_t* ids, in
   if (it == entries_.end()) return absl::InternalError("embedding weight unknown to the storage plan");
   Entry& e = it->second;
   const int64_t rows = w.shape[0], cols = w.shape[1];
+  if (e.interleaved) return kernels::GetRowsInterleaved(w.type, e.bytes.data.get(), rows, cols, ids, n, y);
   if (e.pinned) return GetRows(w.type, e.borrowed ? e.borrowed : e.bytes.data.get(), rows, cols, ids, n, y);
   // Read only the looked-up rows, then look them up in the scratch copy.
   row_scratch_.resize(static_cast<size_t>(n * w.row_bytes));

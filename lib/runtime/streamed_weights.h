@@ -48,6 +48,7 @@ class StreamedWeights : public WeightSource {
  private:
   struct Entry {
     bool pinned = true;
+    bool interleaved = false;     // pinned bytes repacked for the group kernels
     storage::AlignedBytes bytes;  // pinned
     const uint8_t* borrowed = nullptr;  // pinned, not file-backed (loader-converted bytes)
     int file = 0;                 // streamed
