@@ -1,19 +1,31 @@
 #!/usr/bin/env python3
 """Storage benchmark (docs/performance.md, "Storage"): decode tokens/s and weight bytes
 read per token for a 7B-shaped Q4_0 file under budgets of 1, 2 and 4 GiB and
-unbudgeted, cold (POSIX_FADV_DONTNEED on the file first) and warm, next to the disk's
-sequential read bandwidth measured in the same run, the cost model's prediction
-(`uaii generate --dry-run --json`), and llama.cpp (llama-cpp-python, mmap) on the same file.
+unbudgeted, cold and warm, next to
 
-    python3 benchmarks/bench_storage.py --uaii build/uaii [--model F.gguf] [--tokens 4] [--out results.json]
+* the disk's sequential read bandwidth measured in the same run, right before each
+  cold run (the better of a direct-I/O read through uaii's own read path,
+  `uaii_bench_read`, and a plain buffered read like `dd`, 1 GiB each, cold), and the
+  roofline it implies: bandwidth / streamed bytes per token;
+* the cost model's prediction (`uaii generate --dry-run --json`, calibration measured
+  in this run's private $UAII_HOME), and the same prediction with the calibration's
+  disk figure replaced by the bandwidth measured right before the run;
+* llama.cpp (llama-cpp-python, mmap) on the same file.
 
-Without --model the file is written by benchmarks/make_7b_q4_0.py into a temporary
-directory (about 3.6 GiB). Peak RSS is the OS's figure for each run (wait4)."""
+    python3 benchmarks/bench_storage.py --build BUILD [--model F.gguf] [--tokens 5] [--out r.json]
+    python3 benchmarks/bench_storage.py --build BUILD --layers 4 --budgets 0.25,none --no-llamacpp  # a quick check
+
+Cold = the file dropped from the page cache (POSIX_FADV_DONTNEED) before the run;
+streamed reads then come from the device for the whole run (direct I/O does not fill
+the page cache). Warm = the whole file read into the page cache first. Without
+--model the file is written by benchmarks/make_7b_q4_0.py into a temporary directory
+(about 3.6 GiB with 32 layers). Peak RSS is the OS's figure for each run (wait4)."""
 import argparse
 import json
 import os
 import pathlib
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,8 +44,14 @@ def drop_cache(path):
         os.close(fd)
 
 
-def disk_bandwidth(path, limit=1 * GiB):
-    """Cold sequential read of the first `limit` bytes: bytes/s."""
+def warm_cache(path):
+    with open(path, "rb") as f:
+        while f.read(64 << 20):
+            pass
+
+
+def buffered_bandwidth(path, limit=1 * GiB):
+    """Cold sequential buffered read (what `dd bs=8M` does): bytes/s."""
     drop_cache(path)
     fd = os.open(path, os.O_RDONLY)
     t0, done = time.perf_counter(), 0
@@ -48,6 +66,21 @@ def disk_bandwidth(path, limit=1 * GiB):
     return done / (time.perf_counter() - t0)
 
 
+def direct_bandwidth(bench_read, path, limit_mib=1024):
+    """Cold direct-I/O read through uaii's read path (io_uring, pieces in flight)."""
+    if not bench_read.exists():
+        return 0.0
+    p = subprocess.run([str(bench_read), str(path), "--mode", "uring", "--limit-mib", str(limit_mib)],
+                       capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])["bytes_per_s"]
+
+
+def disk_bandwidth(bench_read, path):
+    d = direct_bandwidth(bench_read, path)
+    b = buffered_bandwidth(path)
+    return {"direct_bytes_per_s": d, "buffered_bytes_per_s": b, "bytes_per_s": max(d, b)}
+
+
 def run_uaii(exe, model, flags, tokens, env):
     args = [str(exe), "generate", "--model", str(model), "-p", "hello world", "--max-tokens", str(tokens),
             "--max-context", "256", "--json", *flags]
@@ -58,14 +91,18 @@ def run_uaii(exe, model, flags, tokens, env):
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(err.decode())
     doc = json.loads(out)
-    n = max(1, len(doc["tokens"]))
+    # One weight pass per generated token: the prefill (which yields the first token)
+    # and one decode step for each further token.
+    passes = max(1, len(doc["tokens"]))
+    mem = doc["memory"]
     return {
         "decode_tokens_per_s": doc["timings"]["decode_tokens_per_s"],
         "prefill_tokens_per_s": doc["timings"]["prefill_tokens_per_s"],
-        # one prefill pass (the prompt fits one chunk) + n - 1 decode steps
-        "bytes_read_per_token": doc["memory"].get("bytes_read", 0) / n,
-        "io_wait_seconds": doc["memory"].get("io_wait_seconds", 0),
-        "compute_seconds": doc["memory"].get("compute_seconds", 0),
+        "bytes_read_per_token": mem.get("bytes_read", 0) / passes,
+        "io_wait_seconds": mem.get("io_wait_seconds", 0),
+        "compute_seconds": mem.get("compute_seconds", 0),
+        "staging_hits": mem.get("staging_hits", 0),
+        "staging_misses": mem.get("staging_misses", 0),
         "peak_rss_bytes": ru.ru_maxrss * 1024,
         "tokens": doc["tokens"],
     }
@@ -75,6 +112,17 @@ def dry_run(exe, model, flags, env):
     p = subprocess.run([str(exe), "generate", "--model", str(model), "--dry-run", "--json", "--max-context", "256",
                         *flags], capture_output=True, text=True, env=env, check=True)
     return json.loads(p.stdout)
+
+
+def predict_with_disk(exe, model, flags, env, disk_bytes_per_s, scratch):
+    """The cost model with the calibration's disk figure set to `disk_bytes_per_s`."""
+    home = pathlib.Path(env["UAII_HOME"])
+    alt = scratch / "home_same_run_disk"
+    alt.mkdir(exist_ok=True)
+    cal = json.loads((home / "calibration.json").read_text())
+    cal["disk_read_bytes_per_s"] = disk_bytes_per_s
+    (alt / "calibration.json").write_text(json.dumps(cal))
+    return dry_run(exe, model, flags, dict(env, UAII_HOME=str(alt)))["prediction"]
 
 
 def run_llamacpp(model, tokens, threads):
@@ -101,52 +149,121 @@ def run_llamacpp(model, tokens, threads):
             "process_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
+def pct(a, b):
+    return 100.0 * a / b if b else None
+
+
+def table(res):
+    rows = ["| budget | cache | decode tok/s | read GiB/token (planned) | disk GB/s (same run) | roofline tok/s "
+            "| % of roofline | predicted tok/s | error % | predicted, same-run disk | error % | I/O wait s "
+            "| peak RSS MiB |", "|" + "---|" * 13]
+    for r in res["runs"]:
+        b = f"{r['budget_gib']} GiB" if r["budget_gib"] else "none"
+        f = lambda v, d=2: "—" if v is None else f"{v:.{d}f}"
+        rows.append(f"| {b} | {r['cache']} | {f(r['decode_tokens_per_s'])} | {f(r['bytes_read_per_token'] / GiB)} "
+                    f"({f(r['planned_bytes_per_token'] / GiB)}) | {f(r.get('disk_bytes_per_s', 0) / 1e9)} | "
+                    f"{f(r.get('roofline_tokens_per_s'))} | {f(r.get('percent_of_roofline'), 0)} | "
+                    f"{f(r['predicted_decode_tokens_per_s'])} | {f(r['prediction_error_percent'], 0)} | "
+                    f"{f(r.get('predicted_same_run_disk_tokens_per_s'))} | "
+                    f"{f(r.get('prediction_same_run_disk_error_percent'), 0)} | {f(r['io_wait_seconds'], 1)} | "
+                    f"{r['peak_rss_bytes'] / (1 << 20):.0f} |")
+    for r in res.get("llamacpp", []):
+        if "skipped" in r:
+            continue
+        rows.append(f"| llama.cpp mmap | {r['cache']} | {r['decode_tokens_per_s']:.2f} (load {r['load_seconds']:.1f} s) "
+                    f"| — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+    return "\n".join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--uaii", type=pathlib.Path, default=HERE.parent / "build" / "uaii")
+    ap.add_argument("--build", type=pathlib.Path, default=HERE.parent / "build",
+                    help="build directory (uaii and benchmarks/uaii_bench_read)")
+    ap.add_argument("--uaii", type=pathlib.Path, help="the uaii binary (default BUILD/uaii)")
     ap.add_argument("--model", type=pathlib.Path)
-    ap.add_argument("--tokens", type=int, default=4)
+    ap.add_argument("--layers", type=int, default=32, help="layers of the generated file (without --model)")
+    ap.add_argument("--budgets", default="1,2,4,none", help="GiB, comma-separated; none = unbudgeted")
+    ap.add_argument("--tokens", type=int, default=5)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=pathlib.Path)
     ap.add_argument("--no-llamacpp", action="store_true")
     a = ap.parse_args()
-    tmp = None
+    exe = a.uaii or a.build / "uaii"
+    bench_read = a.build / "benchmarks" / "uaii_bench_read"
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="uaii_bench_storage_"))
     model = a.model
-    if model is None:
-        tmp = tempfile.TemporaryDirectory()
-        model = pathlib.Path(tmp.name) / "random-7b-q4_0.gguf"
-        subprocess.run([sys.executable, str(HERE / "make_7b_q4_0.py"), str(model)], check=True)
-    env = dict(os.environ)
-    env.setdefault("UAII_HOME", tempfile.mkdtemp(prefix="uaii_bench_home_"))
-    res = {"machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared with other work)",
-           "model": str(model), "model_bytes": model.stat().st_size, "tokens": a.tokens,
-           "disk_read_bytes_per_s": disk_bandwidth(model), "runs": []}
-    for gib in (1, 2, 4, None):
-        flags = ["--ram-gb", str(gib)] if gib else ["--preset", "none"]
-        flags += ["--threads", str(a.threads)]
-        plan = dry_run(a.uaii, model, flags, env)
-        for temp in ("cold", "warm"):
-            if temp == "cold":
-                drop_cache(model)
-            r = run_uaii(a.uaii, model, flags, a.tokens, env)
-            r.update(budget_gib=gib, cache=temp,
-                     predicted_decode_tokens_per_s=plan["prediction"][f"decode_tokens_per_s_{temp}"],
-                     planned_bytes_per_token=plan["streamed"]["bytes_per_token"])
-            res["runs"].append(r)
-            print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
-    res["calibration"] = plan["calibration"]
-    if not a.no_llamacpp:
-        for temp in ("cold", "warm"):
-            if temp == "cold":
-                drop_cache(model)
-            r = run_llamacpp(model, a.tokens, a.threads)
-            r["cache"] = temp
-            res.setdefault("llamacpp", []).append(r)
-            print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
-    text = json.dumps(res, indent=2)
-    if a.out:
-        a.out.write_text(text + "\n")
-    print(text)
+    try:
+        if model is None:
+            model = scratch / "random-7b-q4_0.gguf"
+            subprocess.run([sys.executable, str(HERE / "make_7b_q4_0.py"), str(model), "--layers", str(a.layers)],
+                           check=True)
+        env = dict(os.environ)
+        env["UAII_HOME"] = str(scratch / "home")  # calibration measured in this run
+        t_start = time.perf_counter()
+        res = {"machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "load_average_start": os.getloadavg(),
+               "model": str(model), "model_bytes": model.stat().st_size, "tokens": a.tokens, "threads": a.threads,
+               "disk_start": disk_bandwidth(bench_read, model), "runs": []}
+        print(json.dumps({"disk_start": res["disk_start"]}), flush=True)
+        for g in a.budgets.split(","):
+            gib = None if g.strip() in ("none", "0", "") else float(g)
+            if gib is not None and gib == int(gib):
+                gib = int(gib)
+            flags = ["--ram-gb", str(gib)] if gib else ["--preset", "none"]
+            flags += ["--threads", str(a.threads)]
+            plan = dry_run(exe, model, flags, env)
+            per_token = plan["streamed"]["bytes_per_token"]
+            for temp in ("cold", "warm"):
+                disk = None
+                if temp == "cold":
+                    disk = disk_bandwidth(bench_read, model)
+                    drop_cache(model)
+                else:
+                    warm_cache(model)
+                r = run_uaii(exe, model, flags, a.tokens, env)
+                pred = plan["prediction"][f"decode_tokens_per_s_{temp}"]
+                r.update(budget_gib=gib, cache=temp, planned_bytes_per_token=per_token,
+                         predicted_decode_tokens_per_s=pred,
+                         prediction_error_percent=pct(pred - r["decode_tokens_per_s"], r["decode_tokens_per_s"]),
+                         load_average=os.getloadavg())
+                if disk:
+                    r["disk"] = disk
+                    r["disk_bytes_per_s"] = disk["bytes_per_s"]
+                    if per_token:
+                        roof = disk["bytes_per_s"] / per_token
+                        r["roofline_tokens_per_s"] = roof
+                        r["percent_of_roofline"] = pct(r["decode_tokens_per_s"], roof)
+                    same = predict_with_disk(exe, model, flags, env, disk["bytes_per_s"], scratch)
+                    r["predicted_same_run_disk_tokens_per_s"] = same["decode_tokens_per_s_cold"]
+                    r["prediction_same_run_disk_error_percent"] = pct(
+                        same["decode_tokens_per_s_cold"] - r["decode_tokens_per_s"], r["decode_tokens_per_s"])
+                res["runs"].append(r)
+                print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
+        res["calibration"] = plan["calibration"]
+        res["same_tokens"] = len({tuple(r["tokens"]) for r in res["runs"]}) == 1
+        if not a.no_llamacpp:
+            for temp in ("cold", "warm"):
+                if temp == "cold":
+                    drop_cache(model)
+                else:
+                    warm_cache(model)
+                r = run_llamacpp(model, a.tokens, a.threads)
+                r["cache"] = temp
+                res.setdefault("llamacpp", []).append(r)
+                print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
+            lt = [r["tokens"] for r in res.get("llamacpp", []) if "tokens" in r]
+            if lt and res["runs"]:
+                res["llamacpp_same_tokens"] = all(t == res["runs"][0]["tokens"][:len(t)] or
+                                                  res["runs"][0]["tokens"] == t[:len(res["runs"][0]["tokens"])]
+                                                  for t in lt)
+        res["wall_seconds"] = time.perf_counter() - t_start
+        res["table"] = table(res)
+        text = json.dumps(res, indent=2)
+        if a.out:
+            a.out.write_text(text + "\n")
+        print(res["table"])
+        print(f"same tokens in every uaii run: {res['same_tokens']}; wall {res['wall_seconds']:.0f} s")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <vector>
 #include <cstdio>
@@ -60,9 +61,14 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
   std::vector<TensorType> types;
   for (const auto& [t, b] : type_bytes) types.push_back(t);
   std::stable_sort(types.begin(), types.end(), [&](TensorType a, TensorType b) { return type_bytes[a] > type_bytes[b]; });
-  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types);
+  std::error_code ec;
+  const std::string probe = std::filesystem::is_regular_file(model_path, ec) ? model_path : std::string();
+  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types, probe);
   storage::CostPrediction pred;
-  if (cal.ok()) pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal));
+  // Without a storage plan the session repacks resident weights for the interleaved
+  // kernels (runtime/session.cpp); under a plan they stay row-major.
+  if (cal.ok())
+    pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal), !sp->use_storage);
   int pinned_tensors = 0, streamed_tensors = 0;
   for (auto r : p.residency) (r == storage::Residency::kPinned ? pinned_tensors : streamed_tensors)++;
   if (json) {
@@ -114,6 +120,10 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
       w.Key("matmul_bytes_per_s").Double(cal->main_matmul_bytes_per_s);
       w.Key("matmul").BeginObject();
       for (const auto& [t, r] : cal->matmul_bytes_per_s) w.Key(TensorTypeName(static_cast<uint32_t>(t))).Double(r);
+      w.EndObject();
+      w.Key("matmul_interleaved").BeginObject();
+      for (const auto& [t, r] : cal->interleaved_bytes_per_s)
+        w.Key(TensorTypeName(static_cast<uint32_t>(t))).Double(r);
       w.EndObject();
       w.Key("matmul_key").String(cal->matmul_key);
       w.Key("threads").Int(cal->threads);

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
 #include "storage/file_set.h"
@@ -47,6 +48,26 @@ std::string CpuModel() {
       }
     }
   return "unknown cpu";
+}
+
+// The device's bandwidth through the engine's read path, on `probe` (a model file of
+// at least kProbeBytes): direct reads only, from its middle, so the page cache is
+// neither used nor changed. 0 when the file is too small or refuses direct I/O.
+constexpr uint64_t kProbeBytes = uint64_t{512} << 20;
+double MeasureDeviceOn(const std::string& probe) {
+  FileSetOptions o;
+  o.use_page_cache = false;
+  FileSet files(o);
+  auto fi = files.Open(probe);
+  if (!fi.ok() || !files.direct(*fi) || files.size(*fi) < kProbeBytes) return 0;
+  constexpr uint64_t kChunk = uint64_t{32} << 20;
+  AlignedBytes buf = AlignedBytes::Allocate(kChunk + kDirectIoSlack);
+  const uint64_t start = (files.size(*fi) - kProbeBytes) / 2 / kDirectIoAlign * kDirectIoAlign;
+  const auto t0 = Clock::now();
+  for (uint64_t done = 0; done < kProbeBytes; done += kChunk)
+    if (!files.ReadStaged(*fi, start + done, kChunk, buf.data.get(), buf.size).ok()) return 0;
+  const double s = Since(t0);
+  return files.direct(*fi) && files.counters().buffered_bytes == 0 ? kProbeBytes / s : 0;
 }
 
 // Cold and warm reads of a scratch file through the engine's read path.
@@ -138,8 +159,7 @@ CacheFile ReadCache(const std::string& path) {
       if (kv.value.get_object().get(types) != simdjson::SUCCESS) continue;
       for (auto tv : types) {
         double d = 0;
-        if (tv.value.get_double().get(d) == simdjson::SUCCESS && d > 0)
-          c.matmul[std::string(kv.key)][std::string(tv.key)] = d;
+        if (tv.value.get_double().get(d) == simdjson::SUCCESS) c.matmul[std::string(kv.key)][std::string(tv.key)] = d;
       }
     }
   return c;
@@ -178,8 +198,8 @@ std::string MatMulCalibrationKey(int threads) {
   return StrCat(CpuModel(), "|threads=", threads, "|kernels=", kMatMulKernelVersion);
 }
 
-double MeasureMatMulBytesPerSecond(TensorType type, int threads) {
-  if (!HasMatMulKernel(type)) return 0;
+double MeasureMatMulBytesPerSecond(TensorType type, int threads, bool interleaved) {
+  if (interleaved ? !kernels::HasInterleavedKernel(type) : !HasMatMulKernel(type)) return 0;
   const TensorTypeTraits* tr = FindTensorType(static_cast<uint32_t>(type));
   if (!tr) return 0;
   // Decode-shaped GEMVs (in = 4096, a multiple of every block size) over a working set
@@ -192,21 +212,31 @@ double MeasureMatMulBytesPerSecond(TensorType type, int threads) {
   const int64_t out = std::max<int64_t>(64, static_cast<int64_t>((uint64_t{20} << 20) / row));
   const uint64_t bytes = static_cast<uint64_t>(out) * row;
   std::vector<std::vector<uint8_t>> w(kMatrices, std::vector<uint8_t>(bytes, 0x11));
+  if (interleaved) {
+    std::vector<uint8_t> packed(bytes);
+    for (auto& m : w) {
+      if (!kernels::RepackInterleaved(type, m.data(), out, kIn, packed.data()).ok()) return 0;
+      m.swap(packed);
+    }
+  }
   std::vector<float> x(kIn), y(out);
   for (int64_t i = 0; i < kIn; ++i) x[i] = 0.5f - static_cast<float>(i % 7) * 0.1f;
   ThreadPool pool(threads);
   double best = 1e30;
-  for (int pass = 0; pass < 3; ++pass) {
+  for (int pass = 0; pass < 5; ++pass) {
     auto t0 = Clock::now();
     for (int m = 0; m < kMatrices; ++m)
-      if (!MatMul(type, w[m].data(), out, kIn, x.data(), 1, y.data(), &pool).ok()) return 0;
+      if (!(interleaved ? kernels::MatMulInterleaved(type, w[m].data(), out, kIn, x.data(), 1, y.data(), &pool)
+                        : MatMul(type, w[m].data(), out, kIn, x.data(), 1, y.data(), &pool))
+               .ok())
+        return 0;
     best = std::min(best, Since(t0));
   }
   return static_cast<double>(bytes) * kMatrices / best;
 }
 
 absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads,
-                                                     std::vector<TensorType> types) {
+                                                     std::vector<TensorType> types, const std::string& probe_file) {
   if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
   if (types.empty()) types.push_back(TensorType::Q4_0);
   const std::string path = dir + "/calibration.json";
@@ -223,7 +253,10 @@ absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int
     std::filesystem::create_directories(dir, ec);
     auto disk = MeasureDisk(dir);
     if (!disk.ok()) return disk.status();
-    file.disk = disk->first;
+    // The scratch file was just written (some virtual disks read fresh writes at
+    // another speed than old data): a model file, when there is one, is the better probe.
+    const double device = probe_file.empty() ? 0 : MeasureDeviceOn(probe_file);
+    file.disk = device > 0 ? device : disk->first;
     file.cached = disk->second;
     file.memory = MeasureMemory();
     file.measured_at = NowIso();
@@ -231,14 +264,16 @@ absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int
   }
   auto& rates = file.matmul[c.matmul_key];
   for (TensorType t : types) {
-    const std::string name(TensorTypeName(static_cast<uint32_t>(t)));
-    if (!rates.count(name)) {
-      const double r = MeasureMatMulBytesPerSecond(t, threads);
-      if (r <= 0) continue;  // no kernel: the cost model uses the slowest measured type
-      rates[name] = r;
-      changed = true;
+    for (bool il : {false, true}) {
+      // A rate <= 0 is cached too ("no kernel"): the cost model then uses the
+      // slowest measured type (row-major) or the row-major rate (interleaved).
+      const std::string name = StrCat(TensorTypeName(static_cast<uint32_t>(t)), il ? "/interleaved" : "");
+      if (!rates.count(name)) {
+        rates[name] = MeasureMatMulBytesPerSecond(t, threads, il);
+        changed = true;
+      }
+      if (rates[name] > 0) (il ? c.interleaved_bytes_per_s : c.matmul_bytes_per_s)[t] = rates[name];
     }
-    c.matmul_bytes_per_s[t] = rates[name];
   }
   c.disk_read_bytes_per_s = file.disk;
   c.cached_read_bytes_per_s = file.cached;
@@ -260,6 +295,7 @@ MachineRates RatesOf(const Calibration& c) {
   r.cached_bytes_per_s = c.cached_read_bytes_per_s;
   r.memory_bytes_per_s = c.memory_bytes_per_s;
   r.matmul_bytes_per_s = c.matmul_bytes_per_s;
+  r.interleaved_bytes_per_s = c.interleaved_bytes_per_s;
   r.threads = c.threads;
   r.cores = c.cores;
   return r;

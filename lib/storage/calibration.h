@@ -1,9 +1,10 @@
 // The machine figures the storage cost model (storage/cost_model.h) needs, measured
 // once and cached as JSON in `$UAII_HOME/calibration.json` (delete it to measure
 // again):
-//   disk_read_bytes_per_s    a 256 MiB scratch file read cold (POSIX_FADV_DONTNEED
-//                            first) through the engine's own read path
-//                            (FileSet::ReadStaged: direct I/O, pieces in flight)
+//   disk_read_bytes_per_s    512 MiB of the model file read with direct I/O through
+//                            the engine's own read path (FileSet::ReadStaged, pieces
+//                            in flight); without one, a 256 MiB scratch file read
+//                            cold (POSIX_FADV_DONTNEED first) the same way
 //   cached_read_bytes_per_s  the same file read again through the page cache
 //   memory_bytes_per_s       memcpy between two buffers larger than the caches
 //   matmul[key][TYPE]        weight bytes per second of the public MatMul
@@ -12,7 +13,10 @@
 //                            larger than the caches), per weight type of the model;
 //                            key = "<cpu model>|threads=N|kernels=V" with V =
 //                            kMatMulKernelVersion, so a kernel change, another
-//                            thread count or another machine measures again.
+//                            thread count or another machine measures again;
+//                            "TYPE/interleaved": the same through the interleaved
+//                            group kernels (kernels/interleave.h), which sessions
+//                            without a storage plan run on resident weights.
 #pragma once
 #include <map>
 #include <string>
@@ -28,7 +32,8 @@ struct Calibration {
   double disk_read_bytes_per_s = 0;
   double cached_read_bytes_per_s = 0;
   double memory_bytes_per_s = 0;
-  std::map<TensorType, double> matmul_bytes_per_s;  // the requested types, at `threads`
+  std::map<TensorType, double> matmul_bytes_per_s;       // the requested types, at `threads`
+  std::map<TensorType, double> interleaved_bytes_per_s;  // the same on the 16-row interleaved layout
   double main_matmul_bytes_per_s = 0;  // the first requested type's (the model's most bytes)
   int threads = 1;
   int cores = 1;
@@ -42,8 +47,12 @@ struct Calibration {
 // Reads `dir`/calibration.json and measures what it lacks for `threads` and `types`
 // (about a second for the disk, ~0.1 s per type), writing the file back. `types`
 // empty: Q4_0. threads <= 0: the machine's cores.
+// `probe_file` (optional, e.g. the model file): the disk figure is measured on it with
+// direct reads (512 MiB from its middle; the page cache is neither used nor changed)
+// instead of the scratch file, when it is large enough and takes direct I/O.
 absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads = 0,
-                                                     std::vector<TensorType> types = {});
+                                                     std::vector<TensorType> types = {},
+                                                     const std::string& probe_file = "");
 
 // The cost model's rates from a calibration.
 MachineRates RatesOf(const Calibration& c);
@@ -51,8 +60,10 @@ MachineRates RatesOf(const Calibration& c);
 // "<cpu model>|threads=N|kernels=V" (the matmul cache key).
 std::string MatMulCalibrationKey(int threads);
 
-// One type's MatMul throughput (bytes of packed weights per second) with `threads`.
-// Exposed for benchmarks/tests; 0 when MatMul has no kernel for the type.
-double MeasureMatMulBytesPerSecond(TensorType type, int threads);
+// One type's MatMul throughput (bytes of packed weights per second) with `threads`:
+// kernels/matmul.h's MatMul on row-major weights, or (interleaved) the group kernels
+// of kernels/interleave.h that sessions reading weights through the mapping run.
+// 0 when there is no such kernel for the type.
+double MeasureMatMulBytesPerSecond(TensorType type, int threads, bool interleaved = false);
 
 }  // namespace uaii::storage

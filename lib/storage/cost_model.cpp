@@ -43,7 +43,7 @@ double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, con
 }
 
 CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>& types, const StoragePlan& plan,
-                             const MachineRates& rates) {
+                             const MachineRates& rates, bool resident_interleaved) {
   CostPrediction p;
   double slowest = std::numeric_limits<double>::infinity();
   for (const auto& [t, r] : rates.matmul_bytes_per_s)
@@ -69,7 +69,12 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
       continue;
     }
     if (!t.matmul) continue;
-    const double compute = secs(static_cast<double>(t.bytes), rate_of(i));
+    double rate = rate_of(i);
+    if (!streamed && resident_interleaved && i < types.size()) {
+      auto il = rates.interleaved_bytes_per_s.find(types[i]);
+      if (il != rates.interleaved_bytes_per_s.end() && il->second > 0) rate = il->second;
+    }
+    const double compute = secs(static_cast<double>(t.bytes), rate);
     p.compute_seconds += compute;
     if (!streamed) {
       const double floor = secs(static_cast<double>(t.bytes), rates.memory_bytes_per_s);

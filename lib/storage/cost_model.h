@@ -3,7 +3,9 @@
 //
 // A decode step runs every matmul weight once, in graph order. Per weight:
 //   compute  = bytes / (the measured MatMul throughput of its type, batch 1, the
-//              run's threads, weights coming from DRAM; storage/calibration.h),
+//              run's threads, weights coming from DRAM; storage/calibration.h; the
+//              interleaved kernels' for resident weights of a session without a
+//              storage plan, which repacks them at load),
 //              and for a resident weight at least bytes / memory bandwidth;
 //   read     = (streamed only) bytes / disk bandwidth (cold) or page-cache
 //              bandwidth (warm), per row slice as the engine reads it.
@@ -49,6 +51,7 @@ struct MachineRates {
   double cached_bytes_per_s = 0;  // page cache, warm
   double memory_bytes_per_s = 0;
   std::map<TensorType, double> matmul_bytes_per_s;  // measured types; others use the slowest measured
+  std::map<TensorType, double> interleaved_bytes_per_s;  // the interleaved group kernels, where they exist
   int threads = 1;
   int cores = 1;
 };
@@ -65,7 +68,9 @@ struct CostPrediction {
 };
 
 // `types[i]` is the weight type of in.tensors[i]; `plan` is PlanStorage(in, ...).
+// `resident_interleaved`: resident weights run the interleaved group kernels (a
+// session without a storage plan, runtime/session.cpp) where their type has one.
 CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>& types, const StoragePlan& plan,
-                             const MachineRates& rates);
+                             const MachineRates& rates, bool resident_interleaved = false);
 
 }  // namespace uaii::storage
