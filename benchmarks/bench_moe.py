@@ -8,7 +8,7 @@ llama.cpp (llama-cpp-python, mmap, whole file) on the same file.
 
     python3 benchmarks/bench_moe.py --uaii build/uaii [--model F.gguf | --small]
                                     [--lru 0.1,0.25,0.5,1.0] [--tokens 16] [--threads N]
-                                    [--no-llamacpp] [--out results.json]
+                                    [--prefetch off,on] [--no-llamacpp] [--out results.json]
 
 Without --model the file is written into a temporary directory (--small: a 6-layer,
 ~180 MiB variant, for checking the script end to end). Each LRU size is a fraction of
@@ -16,7 +16,8 @@ all expert bytes (0 = the plan's minimum, one layer's top-k experts); the budget
 to uaii (--preset server --ram-gb B) is the trunk's needs from a dry run plus that
 size. Every uaii run starts cold (POSIX_FADV_DONTNEED on the file); expert reads are
 buffered preads, so an expert read again after eviction may come from the page cache:
-both the disk and the page-cache rooflines are shown. Peak RSS is wait4's figure."""
+both the disk and the page-cache rooflines are shown. Each size runs with expert
+prefetch off and on (--moe-prefetch). Peak RSS is wait4's figure."""
 import argparse
 import json
 import os
@@ -99,6 +100,7 @@ def main():
     ap.add_argument("--small", action="store_true", help="generate the small variant (script check)")
     ap.add_argument("--lru", default="0,0.125,0.25,0.5,1.0", help="LRU sizes as fractions of all expert bytes")
     ap.add_argument("--tokens", type=int, default=16)
+    ap.add_argument("--prefetch", default="off,on", help="--moe-prefetch settings to run")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-llamacpp", action="store_true")
     ap.add_argument("--out", type=pathlib.Path)
@@ -132,16 +134,16 @@ def main():
     ref, rss = uaii(a.uaii, model, ["--preset", "none", *threads], env, a.tokens)
     res["unbudgeted"] = {"decode_tokens_per_s": ref["timings"]["decode_tokens_per_s"], "peak_rss_bytes": rss}
     print(json.dumps(res["unbudgeted"]), flush=True)
-    for frac in [float(x) for x in a.lru.split(",")]:
+    for frac, pf in [(float(x), p) for x in a.lru.split(",") for p in a.prefetch.split(",")]:
         lru = max(ec["step_bytes"], int(frac * ec["expert_bytes"]))
         budget = trunk + lru + MiB
-        flags = ["--preset", "server", "--ram-gb", f"{budget / GiB:.9f}", *threads]
+        flags = ["--preset", "server", "--ram-gb", f"{budget / GiB:.9f}", "--moe-prefetch", pf, *threads]
         plan, _ = uaii(a.uaii, model, flags, env)
         drop_cache(model)
         doc, rss = uaii(a.uaii, model, flags, env, a.tokens)
         m = doc["memory"]["expert_cache"]
         bpt = m["bytes_read_per_token"]
-        r = {"lru_fraction": frac, "budget_bytes": budget, "capacity_bytes": m["capacity_bytes"],
+        r = {"lru_fraction": frac, "prefetch": pf, "prefetch_stats": m["prefetch"], "budget_bytes": budget, "capacity_bytes": m["capacity_bytes"],
              "decode_tokens_per_s": doc["timings"]["decode_tokens_per_s"], "hit_rate": m["hit_rate"],
              "expert_bytes_read_per_token": bpt, "expert_io_wait_s": m["io_wait_s"],
              "trunk_streamed_bytes_per_token": plan["streamed"]["bytes_per_token"],
@@ -159,15 +161,17 @@ def main():
         print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
     print(f"\nexperts {res['expert_bytes'] / GiB:.2f} GiB of {size / GiB:.2f} GiB; disk "
           f"{res['disk_read_bytes_per_s'] / 1e6:.0f} MB/s, page cache {res['page_cache_read_bytes_per_s'] / 1e6:.0f} MB/s")
-    print("| LRU (fraction of experts) | capacity | decode tok/s | hit rate | expert MiB read/token | disk roofline tok/s |")
-    print("|---|---|---|---|---|---|")
+    print("| LRU (fraction of experts) | prefetch | capacity | decode tok/s | hit rate | expert MiB read/token "
+          "| disk roofline tok/s |")
+    print("|---|---|---|---|---|---|---|")
     for r in res["runs"]:
         roof = f"{r['disk_roofline_tokens_per_s']:.2f}" if r["disk_roofline_tokens_per_s"] else "-"
-        print(f"| {r['lru_fraction']:g} | {r['capacity_bytes'] / MiB:.0f} MiB | {r['decode_tokens_per_s']:.2f} | "
+        print(f"| {r['lru_fraction']:g} | {r['prefetch']} | {r['capacity_bytes'] / MiB:.0f} MiB | {r['decode_tokens_per_s']:.2f} | "
               f"{r['hit_rate']:.3f} | {r['expert_bytes_read_per_token'] / MiB:.1f} | {roof} |")
-    print(f"| unbudgeted (mmap) | - | {res['unbudgeted']['decode_tokens_per_s']:.2f} | - | - | - |")
+    print(f"| unbudgeted (mmap) | - | - | {res['unbudgeted']['decode_tokens_per_s']:.2f} | - | - | - |")
     if "llamacpp" in res and "decode_tokens_per_s" in res["llamacpp"]:
-        print(f"| llama.cpp {res['llamacpp']['version']} (mmap) | - | {res['llamacpp']['decode_tokens_per_s']:.2f} | - | - | - |")
+        print(f"| llama.cpp {res['llamacpp']['version']} (mmap) | - | - | {res['llamacpp']['decode_tokens_per_s']:.2f} "
+              "| - | - | - |")
     if a.out:
         a.out.write_text(json.dumps(res, indent=2) + "\n")
 

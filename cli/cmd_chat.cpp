@@ -314,7 +314,7 @@ int RunChat(int argc, char** argv) {
   std::vector<char*> av;
   for (auto& s : storage) av.push_back(s.data());
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
-                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--max-tokens", "--max-context",
+                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--max-tokens", "--max-context",
                                     "--threads", "--messages", "--tools", "--prompt"},
                          .boolean = {"--think", "--no-think", "--json"}});
   auto usage = [](const std::string& why) {

@@ -26,7 +26,7 @@ constexpr char kUsage[] =
     "                     [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R]\n"
     "                     [--presence-penalty A] [--frequency-penalty F] [--seed S] [--stop TEXT]...\n"
     "                     [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
-    "                     [--moe-top-k K (fewer experts per token: approximate)]\n"
+    "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
     "                     [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
@@ -106,7 +106,7 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k"},
+                                    "--moe-top-k", "--moe-prefetch"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
   const bool dry_run = args.ok() && args->has("--dry-run");

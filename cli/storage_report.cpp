@@ -42,6 +42,12 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
       return absl::InvalidArgumentError(StrCat("--moe-top-k takes a positive integer (experts per token), got \"", v, "\""));
     so->moe_top_k = k;
   }
+  if (a.has("--moe-prefetch")) {
+    const std::string v = a.get("--moe-prefetch");
+    if (v != "on" && v != "off")
+      return absl::InvalidArgumentError(StrCat("--moe-prefetch takes on or off, got \"", v, "\""));
+    so->moe_prefetch = v == "on";
+  }
   return absl::OkStatus();
 }
 
@@ -203,6 +209,7 @@ void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p) {
   w.Key("exact").Bool(p.moe_top_k == p.moe_top_k_file);
   w.Key("bytes_per_token_max").Uint(p.expert_bytes_per_token);
   w.Key("bytes_per_token_max_file_k").Uint(p.expert_bytes_per_token_file_k);
+  w.Key("prefetch").Bool(p.expert_prefetch);
   w.EndObject();
 }
 
@@ -230,6 +237,12 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
                                                          : 0.0);
     w.Key("io_wait_s").Double(s.expert_io_wait_seconds);
     w.Key("io").String(s.expert_io_uring ? "io_uring" : "pread");
+    w.Key("prefetch").BeginObject();
+    w.Key("enabled").Bool(s.expert_prefetch);
+    w.Key("reads").Uint(s.expert_prefetch_reads);
+    w.Key("hits").Uint(s.expert_prefetch_hits);
+    w.Key("wasted").Uint(s.expert_prefetch_wasted);
+    w.EndObject();
     w.EndObject();
   }
 }

@@ -14,7 +14,7 @@
 namespace uaii::cli {
 
 // The memory flags every generating command takes (default preset: laptop).
-inline constexpr const char* kMemoryFlags[] = {"--preset", "--ram-gb", "--kv-window", "--moe-top-k"};
+inline constexpr const char* kMemoryFlags[] = {"--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch"};
 // Fills so.preset / ram_budget_bytes / kv_window from the flags; errors name the flag.
 absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so);
 

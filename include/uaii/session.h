@@ -28,6 +28,9 @@ struct SessionOptions {
   // Mixture-of-experts models (docs/moe.md): experts per token. 0: the file's
   // expert_used_count (exact); k > 0 uses min(k, file's), an explicit approximation.
   int64_t moe_top_k = 0;
+  // Under a budget, read ahead the experts the next MoE layer chose for the previous
+  // token while a layer computes (a background thread; results do not change).
+  bool moe_prefetch = false;
 };
 
 // What the storage engine did so far (all zero without a budget).
@@ -49,6 +52,8 @@ struct StorageStats {
   uint64_t expert_bytes_read = 0;   // all expert reads (prefill and decode)
   double expert_io_wait_seconds = 0;
   bool expert_io_uring = false;     // expert reads through io_uring (else pread)
+  bool expert_prefetch = false;     // read-ahead on
+  uint64_t expert_prefetch_reads = 0, expert_prefetch_hits = 0, expert_prefetch_wasted = 0;
   uint64_t expert_decode_bytes_read = 0;  // expert reads during single-token steps
   int64_t decode_tokens = 0;              // single-token steps
 };

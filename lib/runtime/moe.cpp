@@ -132,6 +132,33 @@ void MoeRoute(const MoeParams& p, const float* probs, const float* bias, int64_t
 
 namespace {
 thread_local int64_t g_moe_top_k = 0;
+
+// Decode-step prefetch: the next MoE layer's router applied to this layer's input
+// (the residual stream changes little from one layer to the next) predicts its top-k
+// experts; their slices are read in the background while this layer and the next
+// attention compute. A wrong guess costs reads, never results: the next layer routes
+// on its own input and acquires what it needs.
+void PrefetchNextLayer(const MoeParams& p, const MoeWeights& w, const float* x) {
+  ExpertCache& c = *w.cache;
+  const uint64_t step = w.up_exps->offset;
+  c.NoteStep(step, {*w.gate_inp, *w.up_exps, *w.gate_exps, *w.down_exps});
+  auto next = c.NextStep(step);
+  if (!next || !next->router.data || next->router.shape.size() != 2 || next->router.shape[1] != w.gate_inp->shape[1])
+    return;
+  const int64_t n = next->router.shape[0];
+  std::vector<float> logits(static_cast<size_t>(n));
+  if (!MatMul(next->router.type, next->router.data, n, next->router.shape[1], x, 1, logits.data(), nullptr).ok())
+    return;
+  std::vector<int32_t> idx(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  const int64_t k = std::min(p.n_expert_used, n);
+  std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
+  std::sort(idx.begin(), idx.begin() + k);  // file-offset order
+  std::vector<BoundWeight> slices;
+  for (int64_t j = 0; j < k; ++j)
+    for (const BoundWeight* bank : {&next->up, &next->gate, &next->down}) slices.push_back(ExpertSlice(*bank, idx[j]));
+  c.Prefetch(std::move(slices));
+}
 }  // namespace
 
 MoeTopKScope::MoeTopKScope(int64_t k) : prev_(g_moe_top_k) { g_moe_top_k = k; }
@@ -184,6 +211,7 @@ absl::Status MoeFfn(const MoeParams& params, const MoeWeights& w, const float* x
       }
       std::vector<const uint8_t*> got;
       if (auto st = w.cache->Acquire(want, &got); !st.ok()) return st;
+      if (T == 1 && w.cache->prefetch_enabled()) PrefetchNextLayer(p, w, x);
       for (size_t i = 0; i < at.size(); ++i)
         for (int b = 0; b < 3; ++b) cached[3 * at[i] + b] = got[3 * i + b];
     }

@@ -35,6 +35,12 @@ ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
 }
 
 ExpertCache::~ExpertCache() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
   ring_.reset();
   for (auto& [path, fd] : fds_) ::close(fd);
 }
@@ -116,7 +122,29 @@ absl::StatusOr<int> ExpertCache::Fd(const std::string& file) {
   return fd;
 }
 
+ExpertCacheStats ExpertCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+bool ExpertCache::EvictFor(uint64_t incoming, const std::set<Key>& keep) {
+  // Least recently used first, skipping what must stay (hits were moved to the front).
+  auto it = lru_.end();
+  while (stats_.used_bytes + reserved_ + incoming > stats_.capacity_bytes && it != lru_.begin()) {
+    --it;
+    if (keep.count(*it) || in_use_.count(*it)) continue;
+    Entry& e = entries_.at(*it);
+    stats_.used_bytes -= e.bytes.size();
+    if (e.prefetched) ++stats_.prefetch_wasted;
+    entries_.erase(*it);
+    it = lru_.erase(it);
+    ++stats_.evictions;
+  }
+  return stats_.used_bytes + reserved_ + incoming <= stats_.capacity_bytes;
+}
+
 absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::vector<const uint8_t*>* data) {
+  std::unique_lock<std::mutex> lock(mu_);
   std::set<Key> wanted;
   uint64_t need = 0;
   for (const auto& s : slices)
@@ -124,6 +152,14 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
   if (need > stats_.capacity_bytes)
     return absl::ResourceExhaustedError(StrCat("expert cache: one step needs ", need, " bytes of experts, the cache holds ",
                                                stats_.capacity_bytes, "; raise the memory budget"));
+  // Prefetch reads in flight are (usually) this step's experts: wait for them rather
+  // than read twice; the wait is I/O wait.
+  if (reading_ > 0) {
+    const auto w0 = std::chrono::steady_clock::now();
+    cv_.wait(lock, [&] { return reading_ == 0; });
+    stats_.io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  }
+  in_use_.clear();  // the previous step's pointers are no longer used
   // Hits first (so they are not evicted), then the misses in file-offset order.
   std::vector<const BoundWeight*> misses;
   std::set<Key> seen;
@@ -133,6 +169,10 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
     auto it = entries_.find(k);
     if (it != entries_.end()) {
       ++stats_.hits;
+      if (it->second.prefetched) {
+        ++stats_.prefetch_hits;
+        it->second.prefetched = false;
+      }
       lru_.splice(lru_.begin(), lru_, it->second.lru);
     } else {
       ++stats_.misses;
@@ -144,15 +184,7 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
   });
   uint64_t incoming = 0;
   for (const BoundWeight* m : misses) incoming += m->bytes;
-  while (stats_.used_bytes + incoming > stats_.capacity_bytes && !lru_.empty()) {
-    // The least recently used entry not wanted by this step (hits were moved to the front).
-    auto victim = std::prev(lru_.end());
-    if (wanted.count(*victim)) break;  // everything left is wanted: cannot happen given the check above
-    stats_.used_bytes -= entries_.at(*victim).bytes.size();
-    entries_.erase(*victim);
-    lru_.erase(victim);
-    ++stats_.evictions;
-  }
+  EvictFor(incoming, wanted);  // always enough: need <= capacity, nothing reserved or in use now
   // Every miss's buffer first, then all reads together in file-offset order.
   std::vector<Entry> fresh(misses.size());
   std::vector<Read> reads;
@@ -177,7 +209,89 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
   }
   data->clear();
   for (const auto& s : slices) data->push_back(entries_.at({s.file, s.offset}).bytes.data());
+  in_use_ = std::move(wanted);
   return absl::OkStatus();
+}
+
+void ExpertCache::EnablePrefetch(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  prefetch_ = stats_.prefetch = on;
+}
+
+void ExpertCache::NoteStep(uint64_t step, const StepWeights& w) {
+  std::lock_guard<std::mutex> lock(mu_);
+  steps_[step] = w;
+  if (has_prev_ && prev_step_ != step) next_[prev_step_] = step;
+  prev_step_ = step;
+  has_prev_ = true;
+}
+
+std::optional<ExpertCache::StepWeights> ExpertCache::NextStep(uint64_t step) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto n = next_.find(step);
+  if (n == next_.end()) return std::nullopt;
+  auto s = steps_.find(n->second);
+  if (s == steps_.end()) return std::nullopt;
+  return s->second;
+}
+
+void ExpertCache::Prefetch(std::vector<BoundWeight> slices) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!prefetch_ || slices.empty()) return;
+  job_ = std::move(slices);
+  has_job_ = true;
+  if (!worker_.joinable()) worker_ = std::thread([this] { Worker(); });
+  cv_.notify_all();
+}
+
+void ExpertCache::Worker() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || has_job_; });
+    if (stop_) return;
+    std::vector<BoundWeight> job = std::move(job_);
+    has_job_ = false;
+    busy_ = true;
+    std::sort(job.begin(), job.end(), [](const BoundWeight& a, const BoundWeight& b) {
+      return a.file != b.file ? a.file < b.file : a.offset < b.offset;
+    });
+    for (const BoundWeight& s : job) {
+      if (stop_ || has_job_) break;  // a newer request replaces this one
+      Key k{s.file, s.offset};
+      if (entries_.count(k)) continue;
+      if (!EvictFor(s.bytes, {})) break;  // no room without evicting slices in use
+      auto fd = Fd(s.file);
+      if (!fd.ok()) break;
+      reserved_ += s.bytes;
+      ++reading_;
+      Entry e;
+      lock.unlock();
+      e.bytes.resize(s.bytes);
+      Read r{*fd, e.bytes.data(), s.offset, s.bytes, &s.file};
+      const bool ok = ReadPread(r).ok();
+      lock.lock();
+      reserved_ -= s.bytes;
+      --reading_;
+      if (ok && !entries_.count(k)) {
+        lru_.push_front(k);
+        e.lru = lru_.begin();
+        e.prefetched = true;
+        stats_.used_bytes += s.bytes;
+        stats_.bytes_read += s.bytes;
+        ++stats_.prefetch_reads;
+        entries_.emplace(k, std::move(e));
+      }
+      cv_.notify_all();
+      if (!ok) break;
+    }
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+void ExpertCache::WaitForPrefetch() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return stop_ || (!has_job_ && !busy_); });
 }
 
 }  // namespace uaii::runtime

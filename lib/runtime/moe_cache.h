@@ -10,12 +10,26 @@
 // together to an io_uring (liburing; up to kQueueDepth reads in flight, queued in
 // file-offset order); where io_uring is unavailable (old kernel, seccomp) they are
 // read one after another with pread, in the same order.
+//
+// Prefetch (optional, off unless enabled): NoteStep records each MoE step's weights
+// (keyed by its bank) and the order steps come in; during a decode step MoeFfn
+// predicts the next step's experts by applying the next layer's router to this
+// layer's input (runtime/moe.cpp) and Prefetch asks a background thread to read them
+// while this step computes. Prefetched slices enter the LRU like misses, never evict the slices of
+// the latest Acquire (their pointers are in use), never exceed the capacity, and an
+// Acquire waits for reads in flight instead of reading a slice twice. Results do not
+// change; only when reads happen.
 #pragma once
+#include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,6 +46,10 @@ struct ExpertCacheStats {
   uint64_t bytes_read = 0;
   double io_wait_s = 0;  // wall time spent waiting for expert reads
   bool io_uring = false; // reads went through io_uring (else pread)
+  bool prefetch = false;  // prefetch enabled
+  uint64_t prefetch_reads = 0;   // slices read ahead by the prefetch thread (in bytes_read too)
+  uint64_t prefetch_hits = 0;    // of those, found by an Acquire before eviction
+  uint64_t prefetch_wasted = 0;  // of those, evicted unused
   double hit_rate() const { return hits + misses ? double(hits) / double(hits + misses) : 0.0; }
 };
 
@@ -46,14 +64,33 @@ class ExpertCache {
   // `slices`: 2-D expert views (ExpertSlice) with `file` and `offset` set. On success
   // (*data)[i] points at slice i's bytes until the next Acquire.
   absl::Status Acquire(const std::vector<BoundWeight>& slices, std::vector<const uint8_t*>* data);
-  const ExpertCacheStats& stats() const { return stats_; }
+  ExpertCacheStats stats() const;
+
+  // Prefetch (see above). EnablePrefetch before the first Acquire.
+  void EnablePrefetch(bool on);
+  bool prefetch_enabled() const { return prefetch_; }
+  // A MoE step's router (resident) and banks (file-backed), recorded for prediction.
+  struct StepWeights {
+    BoundWeight router, up, gate, down;
+  };
+  // Records step `step` (any stable id, e.g. its up bank's file offset) and the order of steps.
+  void NoteStep(uint64_t step, const StepWeights& w);
+  // The step that came after `step` last time, if any.
+  std::optional<StepWeights> NextStep(uint64_t step) const;
+  // Starts reading `slices` in the background (dropping any older request).
+  void Prefetch(std::vector<BoundWeight> slices);
+  // Blocks until the prefetch thread has nothing queued or in progress (tests).
+  void WaitForPrefetch();
 
  private:
   using Key = std::pair<std::string, uint64_t>;  // (file, offset)
   struct Entry {
     std::vector<uint8_t> bytes;
     std::list<Key>::iterator lru;
+    bool prefetched = false;  // read ahead and not yet acquired
   };
+  bool EvictFor(uint64_t incoming, const std::set<Key>& keep);  // mu_ held
+  void Worker();
   absl::StatusOr<int> Fd(const std::string& file);
   struct Read {
     int fd;
@@ -70,6 +107,22 @@ class ExpertCache {
   std::list<Key> lru_;  // front = most recently used
   std::map<std::string, int> fds_;
   std::unique_ptr<Ring> ring_;  // null: pread
+
+  // Prefetch state, all under mu_ (Acquire holds it throughout).
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool prefetch_ = false, stop_ = false;
+  std::set<Key> in_use_;      // the latest Acquire's slices
+  int reading_ = 0;           // prefetch reads in flight
+  uint64_t reserved_ = 0;     // bytes reserved by them
+  std::vector<BoundWeight> job_;  // the latest prefetch request (older ones are dropped)
+  bool has_job_ = false;
+  bool busy_ = false;         // the worker is working through a request
+  std::map<uint64_t, StepWeights> steps_;              // step -> its weights
+  std::map<uint64_t, uint64_t> next_;                  // step -> the step after it
+  uint64_t prev_step_ = 0;
+  bool has_prev_ = false;
+  std::thread worker_;
 };
 
 }  // namespace uaii::runtime

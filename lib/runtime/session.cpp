@@ -85,6 +85,10 @@ StorageStats Session::storage_stats() const {
     st.expert_bytes_read = ex.bytes_read;
     st.expert_io_wait_seconds = ex.io_wait_s;
     st.expert_io_uring = ex.io_uring;
+    st.expert_prefetch = ex.prefetch;
+    st.expert_prefetch_reads = ex.prefetch_reads;
+    st.expert_prefetch_hits = ex.prefetch_hits;
+    st.expert_prefetch_wasted = ex.prefetch_wasted;
     st.expert_decode_bytes_read = s.expert_decode_bytes;
     st.decode_tokens = s.decode_tokens;
   }

@@ -22,6 +22,7 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   sp.preset = storage::ResolvePreset(*preset, storage::ReadMachineMemory(), ov);
   sp.use_storage = sp.preset.budget_bytes > 0;
   sp.moe_top_k = options.moe_top_k;
+  sp.moe_prefetch = options.moe_prefetch;
   sp.threads = options.threads > 0 ? options.threads : sp.preset.threads;
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;
@@ -77,6 +78,7 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   auto plan = storage::PlanStorage(sp.inputs, sp.preset);
   if (!plan.ok()) return plan.status();
   sp.storage = *std::move(plan);
+  sp.storage.expert_prefetch = sp.moe_prefetch && sp.storage.expert_cache_bytes > 0;
   return absl::OkStatus();
 }
 }  // namespace

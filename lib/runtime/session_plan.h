@@ -26,6 +26,7 @@ struct SessionPlan {
   int64_t prefill_chunk = 0;
   int threads = 0;
   int64_t moe_top_k = 0;     // SessionOptions::moe_top_k (0: the file's)
+  bool moe_prefetch = false; // SessionOptions::moe_prefetch
   bool use_storage = false;  // false: weights read through the mapping (no budget)
 };
 

@@ -110,7 +110,10 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
       }
     }
   }
-  if (plan.expert_cache_bytes > 0) sw->experts_ = std::make_unique<ExpertCache>(plan.expert_cache_bytes);
+  if (plan.expert_cache_bytes > 0) {
+    sw->experts_ = std::make_unique<ExpertCache>(plan.expert_cache_bytes);
+    sw->experts_->EnablePrefetch(plan.expert_prefetch);
+  }
   if (!seq.empty() || plan.streaming)
     sw->pipeline_ = std::make_unique<storage::StagingPipeline>(&sw->files_, std::move(seq),
                                                                std::max(1, plan.staging_buffers),

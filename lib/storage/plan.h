@@ -74,6 +74,7 @@ struct StoragePlan {
   uint64_t expert_bytes_per_token = 0;  // read per decoded token when every expert misses
   uint64_t expert_bytes_per_token_file_k = 0;  // the same at the file's top-k
   int64_t moe_top_k = 0, moe_top_k_file = 0;
+  bool expert_prefetch = false;         // read ahead the next layer's likely experts (SessionOptions)
 };
 
 // Slices hold at least this many rows (the matmul threads split a slice's rows).

@@ -313,3 +313,66 @@ TEST_CASE("moe: --moe-top-k lowers the experts per token, exact when not set") {
   CHECK(run(8) == exact);
   CHECK(run(1) != exact);
 }
+
+TEST_CASE("moe: expert prefetch changes when reads happen, not results") {
+  using namespace uaii::runtime;
+  // Two layers of the qwen3moe fixture, 6 decode steps each through a cache holding 3
+  // experts with prefetch on: every output equals the resident run's bit for bit,
+  // and the prefetch thread did read ahead.
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/qwen3moe-q4_k.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
+  std::string bytes = ReadFile(path);
+  auto f = gguf::File::Open(path);
+  REQUIRE(f.ok());
+  auto bank = [&](const std::string& name) {
+    for (const auto& t : (*f)->tensors())
+      if (t.name == name) {
+        BoundWeight w;
+        w.type = static_cast<TensorType>(t.type_id);
+        for (auto it = t.dims.rbegin(); it != t.dims.rend(); ++it) w.shape.push_back(int64_t(*it));
+        w.offset = t.offset;
+        w.bytes = t.bytes;
+        w.row_bytes = t.bytes / (w.shape[0] * w.shape[1]);
+        w.data = reinterpret_cast<const uint8_t*>(bytes.data()) + t.offset;
+        w.file = path;
+        return w;
+      }
+    FAIL("no tensor " << name);
+    return BoundWeight{};
+  };
+  struct Layer {
+    BoundWeight r, u, g, d;
+  };
+  std::vector<Layer> layers;
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    layers.push_back({bank(p + "ffn_gate_inp.weight"), bank(p + "ffn_up_exps.weight"), bank(p + "ffn_gate_exps.weight"),
+                      bank(p + "ffn_down_exps.weight")});
+    layers.back().r.row_bytes = layers.back().r.bytes / layers.back().r.shape[0];
+  }
+  MoeParams p;
+  p.n_expert = 8;
+  p.n_expert_used = 2;
+  p.norm_w = true;
+  const int64_t E = 256;
+  ExpertCache cache(9 * (layers[0].u.bytes / 8));
+  cache.EnablePrefetch(true);
+  for (int step = 0; step < 6; ++step)
+    for (auto& L : layers) {
+      std::vector<float> x(E), want(E), got(E);
+      for (int64_t i = 0; i < E; ++i) x[i] = std::sin(0.37f * float(i) + 0.9f * float(step));
+      MoeWeights resident{&L.r, &L.u, &L.g, &L.d};
+      REQUIRE(MoeFfn(p, resident, x.data(), 1, want.data(), nullptr).ok());
+      BoundWeight u = L.u, g = L.g, d = L.d;
+      u.data = g.data = d.data = nullptr;
+      MoeWeights cached{&L.r, &u, &g, &d};
+      cached.cache = &cache;
+      REQUIRE(MoeFfn(p, cached, x.data(), 1, got.data(), nullptr).ok());
+      CHECK(got == want);
+      if (step % 2) cache.WaitForPrefetch();  // every other step: the read-ahead has landed
+    }
+  const auto st = cache.stats();
+  CHECK(st.prefetch);
+  CHECK(st.prefetch_reads > 0);
+  CHECK(st.used_bytes <= st.capacity_bytes);
+}

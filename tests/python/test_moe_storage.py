@@ -147,3 +147,18 @@ def test_several_gib_moe_under_1_gib(uaii_bin, tmp_path):
     peak = peak_rss_of(uaii_bin, "generate", "--model", model, *prompt, *flags, env=env)
     print(f"several-GiB MoE under 1 GiB: peak RSS {peak / MiB:.0f} MiB, fixed overhead {overhead / MiB:.0f} MiB")
     assert peak <= GiB + overhead + SLACK
+
+
+def test_prefetch_on_and_off_same_tokens(uaii_bin, moe_model, env):
+    flags = ["--ram-gb", f"{48 * MiB / GiB:.9f}"]
+    off = uaii_json(uaii_bin, "generate", "--model", moe_model, *PROMPT, *flags, "--moe-prefetch", "off", env=env)
+    on = uaii_json(uaii_bin, "generate", "--model", moe_model, *PROMPT, *flags, "--moe-prefetch", "on", env=env)
+    jsonschema.validate(on, load_schema("generate.schema.json"))
+    assert on["tokens"] == off["tokens"]
+    assert not off["memory"]["expert_cache"]["prefetch"]["enabled"]
+    pf = on["memory"]["expert_cache"]["prefetch"]
+    assert pf["enabled"] and pf["reads"] > 0 and pf["hits"] + pf["wasted"] <= pf["reads"]
+    plan = uaii_json(uaii_bin, "generate", "--model", moe_model, "--dry-run", *flags, "--moe-prefetch", "on",
+                     "--max-context", "256", env=env)
+    jsonschema.validate(plan, load_schema("dry_run.schema.json"))
+    assert plan["expert_cache"]["prefetch"]
