@@ -134,7 +134,7 @@ bool ExpertCache::EvictFor(uint64_t incoming, const std::set<Key>& keep) {
     --it;
     if (keep.count(*it) || in_use_.count(*it)) continue;
     Entry& e = entries_.at(*it);
-    stats_.used_bytes -= e.bytes.size();
+    stats_.used_bytes -= e.size;
     if (e.prefetched) ++stats_.prefetch_wasted;
     entries_.erase(*it);
     it = lru_.erase(it);
@@ -192,8 +192,8 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
   for (size_t i = 0; i < misses.size(); ++i) {
     auto fd = Fd(misses[i]->file);
     if (!fd.ok()) return fd.status();
-    fresh[i].bytes.resize(misses[i]->bytes);
-    reads.push_back({*fd, fresh[i].bytes.data(), misses[i]->offset, misses[i]->bytes, &misses[i]->file});
+    fresh[i].Allocate(misses[i]->bytes);
+    reads.push_back({*fd, fresh[i].bytes.get(), misses[i]->offset, misses[i]->bytes, &misses[i]->file});
   }
   const auto t0 = std::chrono::steady_clock::now();
   const absl::Status read = ReadAll(reads);
@@ -208,7 +208,7 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
     entries_.emplace(k, std::move(fresh[i]));
   }
   data->clear();
-  for (const auto& s : slices) data->push_back(entries_.at({s.file, s.offset}).bytes.data());
+  for (const auto& s : slices) data->push_back(entries_.at({s.file, s.offset}).bytes.get());
   in_use_ = std::move(wanted);
   return absl::OkStatus();
 }
@@ -266,8 +266,8 @@ void ExpertCache::Worker() {
       ++reading_;
       Entry e;
       lock.unlock();
-      e.bytes.resize(s.bytes);
-      Read r{*fd, e.bytes.data(), s.offset, s.bytes, &s.file};
+      e.Allocate(s.bytes);
+      Read r{*fd, e.bytes.get(), s.offset, s.bytes, &s.file};
       const bool ok = ReadPread(r).ok();
       lock.lock();
       reserved_ -= s.bytes;

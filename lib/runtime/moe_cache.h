@@ -85,7 +85,12 @@ class ExpertCache {
  private:
   using Key = std::pair<std::string, uint64_t>;  // (file, offset)
   struct Entry {
-    std::vector<uint8_t> bytes;
+    std::unique_ptr<uint8_t[]> bytes;  // not zero-filled: the read overwrites it
+    uint64_t size = 0;
+    void Allocate(uint64_t n) {
+      bytes.reset(new uint8_t[n]);
+      size = n;
+    }
     std::list<Key>::iterator lru;
     bool prefetched = false;  // read ahead and not yet acquired
   };
