@@ -51,7 +51,7 @@ if command -v ccache >/dev/null; then
   CXX=(ccache "$CXX_CROSS")
 fi
 # Flags as Makefile text (the string macros keep their quotes through make's shell).
-COMMON=(-std=c++20 -O2 -Wall -Wextra -Wno-unused-parameter -Ilib -Iinclude -DNDEBUG
+COMMON=(-std=c++20 -O3 -Wall -Wextra -Wno-unused-parameter -Ilib -Iinclude -DNDEBUG
         "-DUAII_SOURCE_DIR='\"$ROOT\"'" "-DUAII_FIXTURE_DIR='\"$BUILD/fixtures\"'")
 LIB_SOURCES=(lib/kernels/*.cpp lib/formats/tensor_type.cpp lib/formats/dequant_basic.cpp
              lib/formats/dequant_k.cpp)
@@ -59,7 +59,8 @@ TEST_SOURCES=(tests/catch_main.cpp tests/kernels/dispatch_test.cpp tests/kernels
               tests/kernels/thread_pool_test.cpp)
 # (interleave_test.cpp is x86-only: it calls __builtin_cpu_supports.)
 
-# A generated Makefile: parallel, incremental (-MMD header dependencies).
+# A generated Makefile: parallel, incremental (-MMD header dependencies; a change
+# of flags or sources rewrites it, which rebuilds everything).
 BIN="$BUILD/uaii_kernels_tests_aarch64"
 {
   echo "CXX := ${CXX[*]}"
@@ -71,14 +72,17 @@ BIN="$BUILD/uaii_kernels_tests_aarch64"
     # Library code as CMake builds it: no FMA contraction (the kernels' bit-exactness).
     [[ "$src" == lib/* ]] && extra="-ffp-contract=off"
     echo "OBJS += $obj"
-    echo "$obj: $ROOT/$src"
+    echo "$obj: $ROOT/$src $BUILD/Makefile"
     printf '\t$(CXX) $(FLAGS) %s -c $< -o $@\n' "$extra"
   done
   echo "$BIN: \$(OBJS)"
   printf '\t%s -static -o $@ $(OBJS) -Wl,--start-group %s/libabsl_*.a -Wl,--end-group -pthread\n' \
     "$CXX_CROSS" "$ABSL_LIB"
   echo "-include \$(OBJS:.o=.d)"
-} > "$BUILD/Makefile"
+} > "$BUILD/Makefile.new"
+# Replaced only when it changed: objects depend on it, so new flags rebuild them.
+cmp -s "$BUILD/Makefile.new" "$BUILD/Makefile" 2>/dev/null || mv "$BUILD/Makefile.new" "$BUILD/Makefile"
+rm -f "$BUILD/Makefile.new"
 make -s -C "$ROOT" -f "$BUILD/Makefile" -j"$(nproc)" "$BIN"
 echo "test_neon: built $BIN"
 
