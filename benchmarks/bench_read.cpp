@@ -2,7 +2,7 @@
 // chunks, the way the streaming engine reads weights, next to plain buffered pread.
 //
 //   uaii_bench_read FILE [--chunk-mib 24] [--limit-mib 2048] [--mode all|buffered|direct|uring]
-//                        [--queue-depth 8] [--piece-mib 2] [--warm]
+//                        [--queue-depth 8] [--piece-mib 8] [--warm]
 //
 // Each mode drops the file from the page cache first (POSIX_FADV_DONTNEED) unless
 // --warm. Prints one JSON object per mode: bytes, seconds, bytes_per_s and how the
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* path = argv[1];
-  uint64_t chunk = uint64_t{24} << 20, limit = uint64_t{2048} << 20, piece = uint64_t{2} << 20;
+  uint64_t chunk = uint64_t{24} << 20, limit = uint64_t{2048} << 20, piece = uint64_t{8} << 20;
   int qd = 8;
   std::string which = "all";
   bool warm = false;

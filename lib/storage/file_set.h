@@ -3,8 +3,8 @@
 // Two read paths:
 //   Read        exact buffered pread into any memory (pinned tensors, embedding rows).
 //   ReadStaged  a large range into an aligned staging buffer, the streaming path:
-//               1. bytes already in the page cache are copied from it (preadv2 with
-//                  RWF_NOWAIT never waits for the disk; warm runs stay warm);
+//               1. bytes already in the page cache are copied from it (mincore() on
+//                  an untouched mapping tells which; warm runs stay warm);
 //               2. the rest is read with direct I/O (O_DIRECT: the disk DMAs into the
 //                  staging buffer, no page-cache copy on the CPU, nothing added to the
 //                  page cache), as kDirectIoAlign-aligned pieces of `piece_bytes`,
@@ -99,7 +99,7 @@ class FileSet {
     int fd = -1;         // buffered
     int direct_fd = -1;  // O_DIRECT, -1 when refused or disabled
     uint64_t size = 0;
-    bool nowait = true;  // RWF_NOWAIT probes supported
+    void* map = nullptr; // PROT_READ mapping for mincore(), never read; null: no page-cache probe
   };
   struct Ring;
   absl::Status CheckRange(const File& f, uint64_t offset, uint64_t bytes) const;
@@ -112,6 +112,7 @@ class FileSet {
   mutable std::mutex staged_mu_;  // one ReadStaged at a time: the ring, the per-file flags
   mutable std::mutex mu_;         // the counters
   mutable FileIoCounters counters_;
+  mutable std::vector<unsigned char> mincore_vec_;  // under staged_mu_
 };
 
 }  // namespace uaii::storage
