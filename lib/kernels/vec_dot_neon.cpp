@@ -10,7 +10,8 @@
 //  * 32-block types: exact int dot with vmull_s8 + vmlal_s8 (two products per int16
 //    lane: |w| <= 128, |x| <= 127, so <= 32512) and vpadalq_s16, then the reference's
 //    scalar f32 term per block.
-//  * Q4_K / Q5_K / Q6_K: the reference's lane sums aux[l] (positions p % 8 == l)
+//  * Q2_K: the reference's plain integer sum (exact in any order), then its f32 step.
+//  * Q3_K / Q4_K / Q5_K / Q6_K: the reference's lane sums aux[l] (positions p % 8 == l)
 //    come out naturally: vmull_s8 on 8 consecutive elements puts position p in int16
 //    lane p % 8; products of one 16- or 32-element sub-block (one scale) are summed
 //    in int16 (Q4_K/Q5_K: 4 products <= 4 * 31 * 127; Q6_K: 2 <= 2 * 32 * 127), then
@@ -291,6 +292,80 @@ float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   return AddLanes(0.0f, s_lo, s_hi);
 }
 
+// Q2_K as the reference (no lanes: the integer sum is exact in any order). Window
+// (k, j): elements 128k + 32j + l, q = (qs[32k + l] >> 2j) & 3, scale nibble of byte
+// 8k + 2j (l < 16) and 8k + 2j + 1; int16 lanes hold 2 products <= 2 * 3 * 127.
+float DotQ2_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ2_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  const uint8x16_t m3 = vdupq_n_u8(0x03);
+  float sumf = 0;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int summs = 0;
+    for (int j = 0; j < 16; ++j) summs += x[i].bsums[j] * (w[i].scales[j] >> 4);
+    const float dall = x[i].d * Fp16ToFp32(w[i].d);
+    const float dmin = x[i].d * Fp16ToFp32(w[i].dmin);
+    int32x4_t acc_lo = vdupq_n_s32(0), acc_hi = acc_lo;
+    for (int k = 0; k < 2; ++k) {
+      for (int half = 0; half < 2; ++half) {
+        const uint8x16_t bits = vld1q_u8(w[i].qs + 32 * k + 16 * half);
+        for (int j = 0; j < 4; ++j) {
+          uint8x16_t q = bits;
+          switch (j) {  // shift amounts must be immediates
+            case 1: q = vshrq_n_u8(q, 2); break;
+            case 2: q = vshrq_n_u8(q, 4); break;
+            case 3: q = vshrq_n_u8(q, 6); break;
+            default: break;
+          }
+          q = vandq_u8(q, m3);
+          const int16x8_t p = Mul16(vdupq_n_s16(0), vreinterpretq_s8_u8(q),
+                                    vld1q_s8(x[i].qs + 128 * k + 32 * j + 16 * half));
+          AddScaled(p, static_cast<int16_t>(w[i].scales[8 * k + 2 * j + half] & 0xF), &acc_lo, &acc_hi);
+        }
+      }
+    }
+    const int isum = vaddvq_s32(vaddq_s32(acc_lo, acc_hi));
+    sumf += dall * static_cast<float>(isum) - dmin * static_cast<float>(summs);
+  }
+  return sumf;
+}
+
+// Q3_K: window (h, k): elements 128h + 32k + l, q = ((qs[32h + l] >> 2k) & 3) - 4 unless
+// bit 4h + k of hmask[l] is set; signed scales ScaleQ3K(8h + 2k) (l < 16) and
+// ScaleQ3K(8h + 2k + 1); lane sums and f32 steps as Q6_K (int16: 2 products <= 2 * 4 * 127).
+float DotQ3_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ3_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  float32x4_t s_lo = vdupq_n_f32(0.0f), s_hi = s_lo;
+  const uint8x16_t m3 = vdupq_n_u8(0x03), four = vdupq_n_u8(4);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int32x4_t aux_lo = vdupq_n_s32(0), aux_hi = aux_lo;
+    for (int half = 0; half < 2; ++half) {
+      const uint8x16_t hm = vld1q_u8(w[i].hmask + 16 * half);
+      for (int h = 0; h < 2; ++h) {
+        const uint8x16_t bits = vld1q_u8(w[i].qs + 32 * h + 16 * half);
+        for (int k = 0; k < 4; ++k) {
+          uint8x16_t lo = bits;
+          switch (k) {
+            case 1: lo = vshrq_n_u8(lo, 2); break;
+            case 2: lo = vshrq_n_u8(lo, 4); break;
+            case 3: lo = vshrq_n_u8(lo, 6); break;
+            default: break;
+          }
+          lo = vandq_u8(lo, m3);
+          const uint8x16_t set = vtstq_u8(hm, vdupq_n_u8(static_cast<uint8_t>(1u << (4 * h + k))));
+          const int8x16_t q = vreinterpretq_s8_u8(vsubq_u8(lo, vbicq_u8(four, set)));
+          const int16x8_t p = Mul16(vdupq_n_s16(0), q, vld1q_s8(x[i].qs + 128 * h + 32 * k + 16 * half));
+          AddScaled(p, static_cast<int16_t>(ScaleQ3K(8 * h + 2 * k + half, w[i].scales)), &aux_lo, &aux_hi);
+        }
+      }
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    AddLaneTerms(d, aux_lo, aux_hi, &s_lo, &s_hi);
+  }
+  return AddLanes(0.0f, s_lo, s_hi);
+}
+
 }  // namespace
 #endif  // UAII_HAVE_NEON_KERNELS
 
@@ -305,6 +380,8 @@ VecDotFn VecDotNeon(TensorType type) {
     case TensorType::Q5_0: return DotQ5_0;
     case TensorType::Q5_1: return DotQ5_1;
     case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q2_K: return DotQ2_K;
+    case TensorType::Q3_K: return DotQ3_K;
     case TensorType::Q4_K: return DotQ4_K;
     case TensorType::Q5_K: return DotQ5_K;
     case TensorType::Q6_K: return DotQ6_K;
