@@ -20,21 +20,129 @@ using quant::kQK;
 constexpr int R = kInterleaveRows;
 
 struct Geometry {
+  int block_elems = 32;    // elements per block (256 for K-quants)
   int block_bytes = 0;     // one row-major block
   int qs_offset = 0;       // where its quants start (after d, and qh for Q5_0)
-  int chunks = 0;          // 64-byte chunks per group-block
+  int chunks = 0;          // 64-byte chunks per group-block (32-blocks)
   int group_block = 0;     // bytes of one group-block = R * block_bytes
 };
 
 bool GeometryOf(TensorType type, Geometry* g) {
   switch (type) {
-    case TensorType::Q4_0: *g = {18, 2, 4, 0}; break;
-    case TensorType::Q5_0: *g = {22, 6, 4, 0}; break;
-    case TensorType::Q8_0: *g = {34, 2, 8, 0}; break;
+    case TensorType::Q4_0: *g = {32, 18, 2, 4, 0}; break;
+    case TensorType::Q5_0: *g = {32, 22, 6, 4, 0}; break;
+    case TensorType::Q8_0: *g = {32, 34, 2, 8, 0}; break;
+    case TensorType::Q4_K: *g = {256, 144, 0, 0, 0}; break;
+    case TensorType::Q6_K: *g = {256, 210, 0, 0, 0}; break;
     default: return false;
   }
   g->group_block = R * g->block_bytes;
   return true;
+}
+
+bool IsK(TensorType type) { return type == TensorType::Q4_K || type == TensorType::Q6_K; }
+
+// --- Q4_K: d, dmin, 12 bytes of 6-bit scales/mins (ScaleMinK4), 128 bytes of nibbles
+// (byte 32k+m: element 64k+m low, 64k+32+m high). ---
+void MoveQ4K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
+  auto* b = reinterpret_cast<quant::BlockQ4_K*>(blk);
+  uint8_t sc[8], mn[8], q[256];
+  if (to_group) {
+    std::memcpy(gb + 2 * r, &b->d, 2);
+    std::memcpy(gb + 32 + 2 * r, &b->dmin, 2);
+    for (int j = 0; j < 8; ++j) quant::ScaleMinK4(j, b->scales, &sc[j], &mn[j]);
+    for (int e = 0; e < 256; ++e) q[e] = (b->qs[32 * (e / 64) + e % 32] >> (4 * ((e / 32) % 2))) & 0xF;
+    for (int i = 0; i < 4; ++i) {
+      gb[64 + 4 * r + i] = static_cast<uint8_t>((sc[i] & 0xF) | (sc[4 + i] & 0xF) << 4);
+      gb[128 + 4 * r + i] = static_cast<uint8_t>((mn[i] & 0xF) | (mn[4 + i] & 0xF) << 4);
+      gb[192 + 4 * r + i] = static_cast<uint8_t>((sc[i] >> 4) | (sc[4 + i] >> 4) << 2 | (mn[i] >> 4) << 4 |
+                                                 (mn[4 + i] >> 4) << 6);
+    }
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 8; ++l)
+        for (int i = 0; i < 4; ++i)
+          gb[256 + 64 * (8 * k + l) + 4 * r + i] =
+              static_cast<uint8_t>(q[64 * k + l + 8 * i] | q[64 * k + 32 + l + 8 * i] << 4);
+    return;
+  }
+  std::memcpy(&b->d, gb + 2 * r, 2);
+  std::memcpy(&b->dmin, gb + 32 + 2 * r, 2);
+  for (int i = 0; i < 4; ++i) {
+    const uint8_t lo = gb[64 + 4 * r + i], ml = gb[128 + 4 * r + i], hi = gb[192 + 4 * r + i];
+    sc[i] = (lo & 0xF) | (hi & 3) << 4;
+    sc[4 + i] = (lo >> 4) | ((hi >> 2) & 3) << 4;
+    mn[i] = (ml & 0xF) | ((hi >> 4) & 3) << 4;
+    mn[4 + i] = (ml >> 4) | ((hi >> 6) & 3) << 4;
+  }
+  for (int j = 0; j < 4; ++j) {
+    b->scales[j] = static_cast<uint8_t>(sc[j] | (sc[j + 4] >> 4) << 6);
+    b->scales[j + 4] = static_cast<uint8_t>(mn[j] | (mn[j + 4] >> 4) << 6);
+    b->scales[j + 8] = static_cast<uint8_t>((sc[j + 4] & 0xF) | (mn[j + 4] & 0xF) << 4);
+  }
+  for (int k = 0; k < 4; ++k)
+    for (int l = 0; l < 8; ++l)
+      for (int i = 0; i < 4; ++i) {
+        const uint8_t v = gb[256 + 64 * (8 * k + l) + 4 * r + i];
+        q[64 * k + l + 8 * i] = v & 0xF;
+        q[64 * k + 32 + l + 8 * i] = v >> 4;
+      }
+  for (int k = 0; k < 4; ++k)
+    for (int m = 0; m < 32; ++m) b->qs[32 * k + m] = static_cast<uint8_t>(q[64 * k + m] | q[64 * k + 32 + m] << 4);
+}
+
+// --- Q6_K: ql (low nibbles), qh (2-bit pairs), 16 int8 scales, d. Element
+// e = 128h + 32k + l: ql[64h + 32(k%2) + l] nibble k/2, qh[32h + l] bits 2k. ---
+void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
+  auto* b = reinterpret_cast<quant::BlockQ6_K*>(blk);
+  uint8_t q[256];
+  auto low = [&](int mm, int l, int i) -> uint8_t& { return gb[288 + 64 * (8 * mm + l) + 4 * r + i]; };
+  auto high = [&](int mm, int l, int i) -> uint8_t& { return gb[2336 + 64 * (4 * mm + l) + 4 * r + i]; };
+  if (to_group) {
+    std::memcpy(gb + 2 * r, &b->d, 2);
+    for (int t = 0; t < 4; ++t)
+      for (int i = 0; i < 4; ++i) gb[32 + 64 * t + 4 * r + i] = static_cast<uint8_t>(b->scales[4 * t + i]);
+    for (int e = 0; e < 256; ++e) {
+      const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+      q[e] = static_cast<uint8_t>(((b->ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF) |
+                                  ((b->qh[32 * h + l] >> (2 * k)) & 3) << 4);
+    }
+    for (int mm = 0; mm < 4; ++mm)
+      for (int l = 0; l < 8; ++l)
+        for (int i = 0; i < 4; ++i)
+          low(mm, l, i) = static_cast<uint8_t>((q[64 * mm + l + 8 * i] & 0xF) | (q[64 * mm + 32 + l + 8 * i] & 0xF) << 4);
+    for (int mm = 0; mm < 4; ++mm)
+      for (int l = 0; l < 4; ++l)
+        for (int i = 0; i < 4; ++i)
+          high(mm, l, i) = static_cast<uint8_t>((q[64 * mm + l + 8 * i] >> 4) | (q[64 * mm + 32 + l + 8 * i] >> 4) << 2 |
+                                                (q[64 * mm + l + 4 + 8 * i] >> 4) << 4 |
+                                                (q[64 * mm + 32 + l + 4 + 8 * i] >> 4) << 6);
+    return;
+  }
+  std::memcpy(&b->d, gb + 2 * r, 2);
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < 4; ++i) b->scales[4 * t + i] = static_cast<int8_t>(gb[32 + 64 * t + 4 * r + i]);
+  for (int mm = 0; mm < 4; ++mm)
+    for (int l = 0; l < 8; ++l)
+      for (int i = 0; i < 4; ++i) {
+        q[64 * mm + l + 8 * i] = low(mm, l, i) & 0xF;
+        q[64 * mm + 32 + l + 8 * i] = low(mm, l, i) >> 4;
+      }
+  for (int mm = 0; mm < 4; ++mm)
+    for (int l = 0; l < 4; ++l)
+      for (int i = 0; i < 4; ++i) {
+        const uint8_t h = high(mm, l, i);
+        q[64 * mm + l + 8 * i] |= (h & 3) << 4;
+        q[64 * mm + 32 + l + 8 * i] |= ((h >> 2) & 3) << 4;
+        q[64 * mm + l + 4 + 8 * i] |= ((h >> 4) & 3) << 4;
+        q[64 * mm + 32 + l + 4 + 8 * i] |= ((h >> 6) & 3) << 4;
+      }
+  std::memset(b->ql, 0, sizeof(b->ql));
+  std::memset(b->qh, 0, sizeof(b->qh));
+  for (int e = 0; e < 256; ++e) {
+    const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+    b->ql[64 * h + 32 * (k % 2) + l] |= static_cast<uint8_t>((q[e] & 0xF) << (4 * (k / 2)));
+    b->qh[32 * h + l] |= static_cast<uint8_t>((q[e] >> 4) << (2 * k));
+  }
 }
 
 // Q5_0's qh (bit j = high bit of element j) -> qh' (interleave.h): byte i, bit k =
@@ -61,6 +169,8 @@ uint32_t RestoreQh(uint32_t q) {
 // Moves one block between row-major (blk) and its slot r of group-block gb.
 template <bool kToGroup>
 void MoveBlock(TensorType type, const Geometry& g, uint8_t* blk, uint8_t* gb, int r) {
+  if (type == TensorType::Q4_K) return MoveQ4K(kToGroup, blk, gb, r);
+  if (type == TensorType::Q6_K) return MoveQ6K(kToGroup, blk, gb, r);
   const uint8_t flip = type == TensorType::Q8_0 ? 0x80 : 0x00;
   if constexpr (kToGroup) std::memcpy(gb + 2 * r, blk, 2); else std::memcpy(blk, gb + 2 * r, 2);
   uint8_t* chunks = gb + 32;
@@ -133,7 +243,28 @@ int32_t Offset(TensorType type, InterleaveIsa isa) {
 struct Scratch {
   std::vector<uint8_t> acts;
   std::vector<int32_t> sums;
+  std::vector<uint8_t> actk;
 };
+
+int32_t PackI16(int a, int b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(a)) |
+                              static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16);
+}
+
+// ActK (interleave.h) from one Q8_K super-block.
+void ToActK(const quant::BlockQ8_K& x, ActK* a) {
+  a->d = x.d;
+  int bs[8];
+  for (int j = 0; j < 8; ++j) bs[j] = x.bsums[2 * j] + x.bsums[2 * j + 1];
+  for (int p = 0; p < 4; ++p) a->bsp[p] = PackI16(bs[2 * p], bs[2 * p + 1]);
+  for (int j = 0; j < 8; ++j)
+    for (int l = 0; l < 8; ++l)
+      for (int i = 0; i < 4; ++i) a->xp[4 * (8 * j + l) + i] = x.qs[32 * j + l + 8 * i];
+  for (int m = 0; m < 8; ++m)
+    for (int l = 0; l < 8; ++l)
+      a->x32[8 * m + l] = PackI16(32 * (x.qs[32 * m + l] + x.qs[32 * m + 8 + l]),
+                                  32 * (x.qs[32 * m + 16 + l] + x.qs[32 * m + 24 + l]));
+}
 Scratch& ThreadScratch() {
   thread_local Scratch s;
   return s;
@@ -150,9 +281,9 @@ absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, in
   Geometry g;
   if (!GeometryOf(type, &g))
     return absl::UnimplementedError(StrCat("repack: no interleaved layout for ", TensorTypeName(static_cast<uint32_t>(type))));
-  if (in <= 0 || in % kQK != 0 || out < 0)
-    return absl::InvalidArgumentError(StrCat("repack: row length ", in, " is not a positive multiple of 32"));
-  const int64_t nb = in / kQK, row_bytes = nb * g.block_bytes, groups = out / R;
+  if (in <= 0 || in % g.block_elems != 0 || out < 0)
+    return absl::InvalidArgumentError(StrCat("repack: row length ", in, " is not a positive multiple of ", g.block_elems));
+  const int64_t nb = in / g.block_elems, row_bytes = nb * g.block_bytes, groups = out / R;
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
   std::vector<uint8_t> blk(static_cast<size_t>(g.block_bytes));
@@ -170,8 +301,8 @@ absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, in
 
 absl::Status RepackInterleavedInPlace(TensorType type, void* w, int64_t out, int64_t in) {
   Geometry g;
-  if (!GeometryOf(type, &g) || in <= 0 || in % kQK != 0) return RepackInterleaved(type, w, 0, in, w);  // the error
-  const int64_t group_bytes = R * (in / kQK) * g.block_bytes;
+  if (!GeometryOf(type, &g) || in <= 0 || in % g.block_elems != 0) return RepackInterleaved(type, w, 0, in, w);  // the error
+  const int64_t group_bytes = R * (in / g.block_elems) * g.block_bytes;
   std::vector<uint8_t> scratch(static_cast<size_t>(group_bytes));
   auto* p = static_cast<uint8_t*>(w);
   for (int64_t grp = 0; grp < out / R; ++grp) {
@@ -184,7 +315,7 @@ absl::Status RepackInterleavedInPlace(TensorType type, void* w, int64_t out, int
 void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t in, int64_t row, void* dst) {
   Geometry g;
   if (!GeometryOf(type, &g)) return;
-  const int64_t nb = in / kQK, row_bytes = nb * g.block_bytes;
+  const int64_t nb = in / g.block_elems, row_bytes = nb * g.block_bytes;
   const auto* src = static_cast<const uint8_t*>(w);
   auto* d = static_cast<uint8_t*>(dst);
   if (row >= out / R * R) {  // tail rows are row-major
@@ -207,21 +338,34 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
   if (group == nullptr)
     return absl::UnimplementedError(StrCat("matmul: no interleaved kernel for ", TensorTypeName(static_cast<uint32_t>(type)),
                                            " on this CPU"));
-  if (in <= 0 || in % kQK != 0 || out < 0 || batch < 0)
+  if (in <= 0 || in % g.block_elems != 0 || out < 0 || batch < 0)
     return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape out=", out, " in=", in, " batch=", batch));
   if (out == 0 || batch == 0) return absl::OkStatus();
   if (w == nullptr || x == nullptr || y == nullptr)
     return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
 
-  // Activations: Q8_0 rows as the reference quantizes them, plus K * sum(qs) per block.
-  const int64_t nb = in / kQK;
-  const int64_t act_bytes = nb * static_cast<int64_t>(sizeof(quant::BlockQ8_0));
+  // Activations as the reference quantizes them (Q8_0, or Q8_K for K-quants, which
+  // the tail rows' row kernel reads), plus what the group kernels read: K * sum(qs)
+  // per Q8_0 block, or ActK super-blocks.
+  const bool k_quant = IsK(type);
+  const int64_t nb = in / g.block_elems;
+  const int64_t act_bytes =
+      nb * static_cast<int64_t>(k_quant ? sizeof(quant::BlockQ8_K) : sizeof(quant::BlockQ8_0));
+  const int64_t actk_bytes = k_quant ? nb * static_cast<int64_t>(sizeof(ActK)) : 0;
   const int32_t k_off = Offset(type, isa);
   Scratch& sc = ThreadScratch();
   sc.acts.resize(static_cast<size_t>(act_bytes * batch));
-  sc.sums.resize(static_cast<size_t>(nb * batch));
+  sc.sums.resize(static_cast<size_t>(k_quant ? 0 : nb * batch));
+  sc.actk.resize(static_cast<size_t>(actk_bytes * batch));
   auto prepare = [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
+      if (k_quant) {
+        auto* blocks = reinterpret_cast<quant::BlockQ8_K*>(sc.acts.data() + b * act_bytes);
+        QuantizeRowQ8_K(x + b * in, blocks, in);
+        for (int64_t i = 0; i < nb; ++i)
+          ToActK(blocks[i], reinterpret_cast<ActK*>(sc.actk.data() + b * actk_bytes) + i);
+        continue;
+      }
       auto* blocks = reinterpret_cast<quant::BlockQ8_0*>(sc.acts.data() + b * act_bytes);
       QuantizeRowQ8_0(x + b * in, blocks, in);
       for (int64_t i = 0; i < nb; ++i) {
@@ -236,6 +380,8 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
 
   const uint8_t* acts = sc.acts.data();
   const int32_t* sums = sc.sums.data();
+  const uint8_t* group_acts = k_quant ? sc.actk.data() : acts;
+  const int64_t group_act_bytes = k_quant ? actk_bytes : act_bytes;
   const auto* wb = static_cast<const uint8_t*>(w);
   const int64_t row_bytes = nb * g.block_bytes;
   const int64_t groups = out / R, tail = out - groups * R;
@@ -253,7 +399,8 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
       const uint8_t* gw = wb + i * R * row_bytes;
       for (int64_t b = 0; b < batch; b += 4) {
         const int cols = static_cast<int>(std::min<int64_t>(4, batch - b));
-        group(gw, nb, acts + b * act_bytes, act_bytes, sums + b * nb, nb, cols, y + b * out + i * R, out);
+        group(gw, nb, group_acts + b * group_act_bytes, group_act_bytes, k_quant ? nullptr : sums + b * nb, nb, cols,
+              y + b * out + i * R, out);
       }
     }
   };
@@ -269,15 +416,15 @@ absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, in
   const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
   if (!GeometryOf(type, &g) || traits == nullptr || traits->dequantize == nullptr)
     return absl::UnimplementedError(StrCat("get_rows: no interleaved layout for ", TensorTypeName(static_cast<uint32_t>(type))));
-  if (cols <= 0 || cols % kQK != 0)
-    return absl::InvalidArgumentError(StrCat("get_rows: row length ", cols, " is not a positive multiple of 32"));
+  if (cols <= 0 || cols % g.block_elems != 0)
+    return absl::InvalidArgumentError(StrCat("get_rows: row length ", cols, " is not a positive multiple of ", g.block_elems));
   for (int64_t i = 0; i < n_ids; ++i)
     if (ids[i] < 0 || ids[i] >= rows)
       return absl::OutOfRangeError(StrCat("get_rows: row id ", ids[i], " (index ", i, ") outside [0, ", rows, ")"));
-  std::vector<uint8_t> row(static_cast<size_t>(cols / kQK * g.block_bytes));
+  std::vector<uint8_t> row(static_cast<size_t>(cols / g.block_elems * g.block_bytes));
   for (int64_t i = 0; i < n_ids; ++i) {
     InterleavedRowToBlocks(type, w, rows, cols, ids[i], row.data());
-    traits->dequantize(row.data(), out + i * cols, cols / kQK);
+    traits->dequantize(row.data(), out + i * cols, cols / g.block_elems);
   }
   return absl::OkStatus();
 }

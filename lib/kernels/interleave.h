@@ -1,5 +1,5 @@
-// Matmul weights repacked at load into 16-row interleaved groups, for Q4_0, Q5_0 and
-// Q8_0 (the 32-block types whose integer dot is a plain byte product).
+// Matmul weights repacked at load into 16-row interleaved groups, for Q4_0, Q5_0,
+// Q8_0, Q4_K and Q6_K (the types of the common GGUF mixes).
 //
 // Why: the row-major tiles (gemm_tile.h) reduce each weight row's 32-element block
 // to one integer before the f32 step, so every row-block pays a horizontal sum and
@@ -22,6 +22,21 @@
 // 16+4k..16+4k+3. Q5_0's qh' byte i holds in bit k the high bit of element 4k+i and
 // in bit 4+k that of element 16+4k+i, so chunk k's bits come out with one shift.
 //
+// K-quants (256-element super-blocks; the reference sums 8 lanes, lane l taking the
+// positions p % 8 == l, vec_dot.h). A group-block holds 16 rows' super-blocks:
+//   Q4_K (2304 bytes): d[16], dmin[16] (f16); 64 bytes of scale low nibbles
+//     (byte 4r+i = sc[i] | sc[4+i] << 4), 64 of min low nibbles (likewise), 64 of
+//     high bits (sc[i] >> 4 | sc[4+i] >> 4 << 2 | mn[i] >> 4 << 4 | mn[4+i] >> 4 << 6);
+//     then 32 vectors v = 8k + l, byte 4r+i = q[64k+l+8i] | q[64k+32+l+8i] << 4.
+//   Q6_K (3360 bytes): d[16]; 4 vectors of scales (byte 4r+i = sc[4t+i]); 32 vectors
+//     of low nibbles, v = 8mm + l: q[64mm+l+8i] & 15 | (q[64mm+32+l+8i] & 15) << 4;
+//     16 vectors of high bit pairs, u = 4mm + l (l < 4): the pairs of elements
+//     64mm+l+8i, 64mm+32+l+8i, 64mm+l+4+8i, 64mm+32+l+4+8i at bits 0, 2, 4, 6.
+// So lane r's dword is always 4 weights of one lane l: maddubs + madd against the
+// activation's matching 4 bytes (ActK.xp) and the sub-block scales give row r's
+// aux[l] exactly; Q6_K's -32 offset is taken off with ActK.x32, Q4_K's mins with
+// ActK.bsp, all in integers.
+//
 // Exactness: with unsigned weights u = q + K (K = 8, 16, 128 for Q4_0, Q5_0, Q8_0),
 // sum(q x) = sum(u x) - K sum(x), exact in int32; the f32 steps per block are the
 // reference's (vec_dot.h), so results are bit-identical to MatMul's.
@@ -35,6 +50,17 @@
 namespace uaii::kernels {
 
 inline constexpr int kInterleaveRows = 16;
+
+// A Q8_K activation super-block rearranged for the K-quant group kernels:
+// xp[4 (8j + l) + i] = qs[32j + l + 8i]; bsp[p] = int16 pair (bs_2p, bs_2p+1) with
+// bs_j = bsums[2j] + bsums[2j+1]; x32[8m + l] = int16 pair (32 X(2m, l), 32 X(2m+1, l))
+// with X(j, l) = qs[16j + l] + qs[16j + 8 + l].
+struct ActK {
+  float d;
+  int32_t bsp[4];
+  int32_t x32[64];
+  int8_t xp[256];
+};
 
 // True when this CPU has interleaved kernels for `type` (only then repack).
 bool HasInterleavedKernel(TensorType type);
@@ -67,7 +93,8 @@ absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, in
 
 // One group's kernel: y[c * ys + r] for r < 16, c < cols (1..4). w: the group's
 // group-blocks; x: `cols` Q8_0 activation rows xs bytes apart; xk: per activation
-// row (xk_stride ints apart), per block, K * sum(x qs).
+// row (xk_stride ints apart), per block, K * sum(x qs). K-quant kernels take ActK
+// rows instead (xs bytes apart) and ignore xk.
 using GroupFn = void (*)(const uint8_t* w, int64_t nb, const uint8_t* x, int64_t xs, const int32_t* xk,
                          int64_t xk_stride, int cols, float* y, int64_t ys);
 GroupFn GroupKernelAvx512(TensorType type);

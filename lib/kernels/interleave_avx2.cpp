@@ -31,7 +31,11 @@ UAII_IL_BIN(SubI, _mm256_sub_epi32)
 UAII_IL_TARGET inline VI SetI(int32_t v) { return {_mm256_set1_epi32(v), _mm256_set1_epi32(v)}; }
 template <int n> UAII_IL_TARGET inline VI SllI(VI a) { return {_mm256_slli_epi32(a.lo, n), _mm256_slli_epi32(a.hi, n)}; }
 template <int n> UAII_IL_TARGET inline VI SrlI(VI a) { return {_mm256_srli_epi32(a.lo, n), _mm256_srli_epi32(a.hi, n)}; }
-UAII_IL_TARGET inline __m256i Bcast4(const int8_t* x4) {
+template <int n> UAII_IL_TARGET inline VI SraI(VI a) { return {_mm256_srai_epi32(a.lo, n), _mm256_srai_epi32(a.hi, n)}; }
+UAII_IL_TARGET inline VI MaddUbs(VI u, VI s) { return {_mm256_maddubs_epi16(u.lo, s.lo), _mm256_maddubs_epi16(u.hi, s.hi)}; }
+UAII_IL_TARGET inline VI Madd(VI a, VI b) { return {_mm256_madd_epi16(a.lo, b.lo), _mm256_madd_epi16(a.hi, b.hi)}; }
+UAII_IL_TARGET inline VI SubI16(VI a, VI b) { return {_mm256_sub_epi16(a.lo, b.lo), _mm256_sub_epi16(a.hi, b.hi)}; }
+UAII_IL_TARGET inline __m256i Bcast4Half(const void* x4) {
   int32_t v;
   std::memcpy(&v, x4, 4);
   return _mm256_set1_epi32(v);
@@ -40,13 +44,17 @@ UAII_IL_TARGET inline __m256i Bcast4(const int8_t* x4) {
 UAII_IL_TARGET inline __m256i Dot8(__m256i u, __m256i x) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), _mm256_set1_epi16(1));
 }
+UAII_IL_TARGET inline VI Bcast4(const void* x4) {
+  const __m256i v = Bcast4Half(x4);
+  return {v, v};
+}
 UAII_IL_TARGET inline VI DotU(VI acc, VI u, const int8_t* x4) {
-  const __m256i x = Bcast4(x4);
+  const __m256i x = Bcast4Half(x4);
   return {_mm256_add_epi32(acc.lo, Dot8(u.lo, x)), _mm256_add_epi32(acc.hi, Dot8(u.hi, x))};
 }
 // Signed weights: |w| * sign(x, w), pairs at most 2 * 128 * 127.
 UAII_IL_TARGET inline VI DotS(VI acc, VI s, const int8_t* x4) {
-  const __m256i x = Bcast4(x4);
+  const __m256i x = Bcast4Half(x4);
   return {_mm256_add_epi32(acc.lo, Dot8(_mm256_sign_epi8(s.lo, s.lo), _mm256_sign_epi8(x, s.lo))),
           _mm256_add_epi32(acc.hi, Dot8(_mm256_sign_epi8(s.hi, s.hi), _mm256_sign_epi8(x, s.hi)))};
 }
@@ -57,15 +65,20 @@ UAII_IL_TARGET inline VF LoadHalves(const uint8_t* p) {
 }
 UAII_IL_TARGET inline VF MulF(VF a, VF b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }
 UAII_IL_TARGET inline VF AddF(VF a, VF b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
+UAII_IL_TARGET inline VF SubF(VF a, VF b) { return {_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi)}; }
 UAII_IL_TARGET inline VF SetF(float v) { return {_mm256_set1_ps(v), _mm256_set1_ps(v)}; }
 UAII_IL_TARGET inline VF ZeroF() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
 UAII_IL_TARGET inline void StoreF(float* p, VF v) { _mm256_store_ps(p, v.lo); _mm256_store_ps(p + 8, v.hi); }
 
 #include "kernels/interleave_body.inc"
+#include "kernels/interleave_k_body.inc"
 
 }  // namespace il_avx2
 
-GroupFn GroupKernelAvx2(TensorType type) { return il_avx2::Kernel(type); }
+GroupFn GroupKernelAvx2(TensorType type) {
+  GroupFn f = il_avx2::Kernel(type);
+  return f ? f : il_avx2::KernelK(type);
+}
 
 }  // namespace uaii::kernels
 #else

@@ -28,7 +28,11 @@ UAII_IL_TARGET inline VI SubI(VI a, VI b) { return _mm512_sub_epi32(a, b); }
 UAII_IL_TARGET inline VI SetI(int32_t v) { return _mm512_set1_epi32(v); }
 template <int n> UAII_IL_TARGET inline VI SllI(VI a) { return _mm512_slli_epi32(a, n); }
 template <int n> UAII_IL_TARGET inline VI SrlI(VI a) { return _mm512_srli_epi32(a, n); }
-UAII_IL_TARGET inline VI Bcast4(const int8_t* x4) {
+template <int n> UAII_IL_TARGET inline VI SraI(VI a) { return _mm512_srai_epi32(a, n); }
+UAII_IL_TARGET inline VI MaddUbs(VI u, VI s) { return _mm512_maddubs_epi16(u, s); }
+UAII_IL_TARGET inline VI Madd(VI a, VI b) { return _mm512_madd_epi16(a, b); }
+UAII_IL_TARGET inline VI SubI16(VI a, VI b) { return _mm512_sub_epi16(a, b); }
+UAII_IL_TARGET inline VI Bcast4(const void* x4) {
   int32_t v;
   std::memcpy(&v, x4, 4);
   return _mm512_set1_epi32(v);
@@ -47,15 +51,20 @@ UAII_IL_TARGET inline VF LoadHalves(const uint8_t* p) {
 }
 UAII_IL_TARGET inline VF MulF(VF a, VF b) { return _mm512_mul_ps(a, b); }
 UAII_IL_TARGET inline VF AddF(VF a, VF b) { return _mm512_add_ps(a, b); }
+UAII_IL_TARGET inline VF SubF(VF a, VF b) { return _mm512_sub_ps(a, b); }
 UAII_IL_TARGET inline VF SetF(float v) { return _mm512_set1_ps(v); }
 UAII_IL_TARGET inline VF ZeroF() { return _mm512_setzero_ps(); }
 UAII_IL_TARGET inline void StoreF(float* p, VF v) { _mm512_store_ps(p, v); }
 
 #include "kernels/interleave_body.inc"
+#include "kernels/interleave_k_body.inc"
 
 }  // namespace il_avx512
 
-GroupFn GroupKernelAvx512(TensorType type) { return il_avx512::Kernel(type); }
+GroupFn GroupKernelAvx512(TensorType type) {
+  GroupFn f = il_avx512::Kernel(type);
+  return f ? f : il_avx512::KernelK(type);
+}
 
 }  // namespace uaii::kernels
 #else

@@ -22,21 +22,31 @@ using uaii::kernels::InterleaveIsa;
 
 namespace {
 
-const TensorType kTypes[] = {TensorType::Q4_0, TensorType::Q5_0, TensorType::Q8_0};
+const TensorType kTypes[] = {TensorType::Q4_0, TensorType::Q5_0, TensorType::Q8_0, TensorType::Q4_K,
+                             TensorType::Q6_K};
+
+int BlockElems(TensorType t) { return t == TensorType::Q4_K || t == TensorType::Q6_K ? 256 : 32; }
+// Byte offsets of a block's f16 scales.
+std::vector<int> HalfOffsets(TensorType t) {
+  if (t == TensorType::Q4_K) return {0, 2};
+  if (t == TensorType::Q6_K) return {208};
+  return {0};
+}
 
 int BlockBytes(TensorType t) { return static_cast<int>(uaii::FindTensorType(static_cast<uint32_t>(t))->type_size); }
 
 // Random blocks (every bit pattern of the quants) with f16 scales ~ N(0, 0.05).
 std::vector<uint8_t> RandomMatrix(TensorType t, int64_t out, int64_t in, std::mt19937& rng) {
-  const int64_t blocks = out * in / 32;
+  const int64_t blocks = out * in / BlockElems(t);
   std::vector<uint8_t> w(static_cast<size_t>(blocks * BlockBytes(t)));
   std::uniform_int_distribution<int> byte(0, 255);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (auto& b : w) b = static_cast<uint8_t>(byte(rng));
-  for (int64_t b = 0; b < blocks; ++b) {
-    const uint16_t h = uaii::Fp32ToFp16(0.05f * normal(rng));
-    std::memcpy(w.data() + b * BlockBytes(t), &h, 2);
-  }
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int off : HalfOffsets(t)) {
+      const uint16_t h = uaii::Fp32ToFp16(0.05f * normal(rng));
+      std::memcpy(w.data() + b * BlockBytes(t) + off, &h, 2);
+    }
   return w;
 }
 
@@ -69,7 +79,7 @@ TEST_CASE("interleave: the repack is a permutation that each row can be read bac
   std::mt19937 rng(7);
   for (TensorType t : kTypes) {
     for (int64_t out : {1, 15, 16, 17, 33, 48}) {
-      const int64_t in = 96;
+      const int64_t in = BlockElems(t) == 256 ? 512 : 96;
       const auto w = RandomMatrix(t, out, in, rng);
       std::vector<uint8_t> packed(w.size());
       REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data()).ok());
@@ -77,12 +87,12 @@ TEST_CASE("interleave: the repack is a permutation that each row can be read bac
       REQUIRE(uaii::kernels::RepackInterleavedInPlace(t, in_place.data(), out, in).ok());
       CHECK(in_place == packed);
       auto sorted_a = w, sorted_b = packed;
-      if (t != TensorType::Q8_0 && t != TensorType::Q5_0) {  // Q8_0 flips bytes, Q5_0 reorders bits
+      if (t == TensorType::Q4_0) {  // Q8_0 flips bytes, the others reorder bits
         std::sort(sorted_a.begin(), sorted_a.end());
         std::sort(sorted_b.begin(), sorted_b.end());
         CHECK(sorted_a == sorted_b);
       }
-      const int64_t row_bytes = in / 32 * BlockBytes(t);
+      const int64_t row_bytes = in / BlockElems(t) * BlockBytes(t);
       std::vector<uint8_t> row(static_cast<size_t>(row_bytes));
       for (int64_t r = 0; r < out; ++r) {
         uaii::kernels::InterleavedRowToBlocks(t, packed.data(), out, in, r, row.data());
@@ -109,7 +119,8 @@ TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interl
   uaii::ThreadPool pool2(2), pool3(3);
   uaii::ThreadPool* pools[] = {nullptr, &pool2, &pool3};
   for (TensorType t : kTypes) {
-    for (int64_t in : {32, 64, 96, 2816}) {
+    for (int64_t in : {32, 64, 96, 256, 512, 2816}) {
+      if (in % BlockElems(t) != 0) continue;
       for (int64_t out : {1, 15, 16, 17, 31, 32, 47, 70}) {
         const int64_t batch = 9;
         const auto w = RandomMatrix(t, out, in, rng);
@@ -139,7 +150,7 @@ TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interl
 
 TEST_CASE("interleave: bad shapes and types are errors naming the cause", "[interleave]") {
   std::vector<uint8_t> w(64 * 34), dst(w.size());
-  auto st = uaii::kernels::RepackInterleaved(TensorType::Q4_K, w.data(), 1, 256, dst.data());
+  auto st = uaii::kernels::RepackInterleaved(TensorType::Q5_K, w.data(), 1, 256, dst.data());
   CHECK(st.code() == absl::StatusCode::kUnimplemented);
   st = uaii::kernels::RepackInterleaved(TensorType::Q8_0, w.data(), 2, 48, dst.data());
   CHECK(st.code() == absl::StatusCode::kInvalidArgument);
