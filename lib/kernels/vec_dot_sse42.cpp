@@ -5,7 +5,8 @@
 //    16-byte halves (exact: maddubs pairs stay below 32767, bounds as in
 //    vec_dot_avx2.cpp), then the reference's scalar f32 term, added to sumf block by
 //    block. Scales convert with the scalar Fp16ToFp32 (no F16C at this level).
-//  * Q4_K, Q5_K, Q6_K: the reference's 8 lane sums from one byte shuffle and
+//  * Q2_K: the reference's plain integer sum, then its f32 step.
+//  * Q3_K, Q4_K, Q5_K, Q6_K: the reference's 8 lane sums from one byte shuffle and
 //    maddubs / madd (below), f32 steps lane-wise as the reference.
 //  * F16: both sides widen to f32 with an integer-only conversion (exactly
 //    Fp16ToFp32, NaN payloads included, independent of MXCSR); the reference's
@@ -260,6 +261,70 @@ UAII_SSE42 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   return AddLanes(0.0f, s_e, s_o);
 }
 
+// Q2_K as the reference (no lanes: the integer sum is exact in any order). Window
+// (k, j, half): elements 128k + 32j + 16 half + l, q = (qs[32k + 16 half + l] >> 2j) & 3
+// (maddubs pairs <= 2 * 3 * 127), scale nibble of byte 8k + 2j + half.
+UAII_SSE42 float DotQ2_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ2_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  const __m128i m2 = _mm_set1_epi8(0x03);
+  float sumf = 0;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    int summs = 0;
+    for (int j = 0; j < 16; ++j) summs += x[i].bsums[j] * (w[i].scales[j] >> 4);
+    const float dall = x[i].d * Fp16ToFp32(w[i].d);
+    const float dmin = x[i].d * Fp16ToFp32(w[i].dmin);
+    __m128i acc = _mm_setzero_si128();
+    for (int k = 0; k < 2; ++k) {
+      for (int half = 0; half < 2; ++half) {
+        const __m128i bits = Load128(w[i].qs + 32 * k + 16 * half);
+        for (int j = 0; j < 4; ++j) {
+          const __m128i q = _mm_and_si128(_mm_srl_epi16(bits, _mm_cvtsi32_si128(2 * j)), m2);
+          const __m128i p = _mm_maddubs_epi16(q, Load128(x[i].qs + 128 * k + 32 * j + 16 * half));
+          const __m128i sc = _mm_set1_epi16(static_cast<int16_t>(w[i].scales[8 * k + 2 * j + half] & 0xF));
+          acc = _mm_add_epi32(acc, _mm_madd_epi16(p, sc));
+        }
+      }
+    }
+    const int isum = Hsum(acc);
+    sumf += dall * static_cast<float>(isum) - dmin * static_cast<float>(summs);
+  }
+  return sumf;
+}
+
+// Q3_K: window (h, k, half): elements 128h + 32k + 16 half + l, q = ((qs[32h + 16 half + l]
+// >> 2k) & 3) - 4 unless bit 4h + k of hmask[16 half + l] is set, signed scale
+// ScaleQ3K(8h + 2k + half); lane sums as Q6_K (sign trick, pairs <= 2 * 4 * 127).
+UAII_SSE42 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const BlockQ3_K*>(wv);
+  const auto* x = static_cast<const BlockQ8_K*>(xv);
+  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
+  const __m128i m2 = _mm_set1_epi8(0x03), four = _mm_set1_epi8(4);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    for (int half = 0; half < 2; ++half) {
+      const __m128i hm = Load128(w[i].hmask + 16 * half);
+      for (int h = 0; h < 2; ++h) {
+        const __m128i bits = Load128(w[i].qs + 32 * h + 16 * half);
+        for (int k = 0; k < 4; ++k) {
+          const __m128i lo = _mm_and_si128(_mm_srl_epi16(bits, _mm_cvtsi32_si128(2 * k)), m2);
+          const __m128i bit = _mm_set1_epi8(static_cast<char>(1 << (4 * h + k)));
+          const __m128i set = _mm_cmpeq_epi8(_mm_and_si128(hm, bit), bit);
+          const __m128i qp = LanePair(_mm_sub_epi8(lo, _mm_andnot_si128(set, four)));
+          const __m128i xp = LanePair(Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
+          const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(qp, qp), _mm_sign_epi8(xp, qp));
+          const int sc = ScaleQ3K(8 * h + 2 * k + half, w[i].scales);
+          aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc)));
+          aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc)));
+        }
+      }
+    }
+    const float d = Fp16ToFp32(w[i].d) * x[i].d;
+    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+  }
+  return AddLanes(0.0f, s_e, s_o);
+}
+
 // Four halves (low 16 bits of each int32 lane) -> f32, exactly Fp16ToFp32: normals
 // rebias by integer add, subnormals as int(mantissa) * 2^-24 (exact, the result is a
 // normal f32), inf/NaN keep their payload.
@@ -329,6 +394,8 @@ VecDotFn VecDotSse42(TensorType type) {
     case TensorType::Q5_0: return DotQ5_0;
     case TensorType::Q5_1: return DotQ5_1;
     case TensorType::Q8_0: return DotQ8_0;
+    case TensorType::Q2_K: return DotQ2_K;
+    case TensorType::Q3_K: return DotQ3_K;
     case TensorType::Q4_K: return DotQ4_K;
     case TensorType::Q5_K: return DotQ5_K;
     case TensorType::Q6_K: return DotQ6_K;

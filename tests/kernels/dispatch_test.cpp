@@ -168,8 +168,8 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
   // The kernel sets each level promises.
   if (CpuSupports(IsaLevel::kSse42))
     for (TensorType t : {TensorType::F16, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-                         TensorType::Q5_1, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q5_K,
-                         TensorType::Q6_K})
+                         TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
+                         TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
       CHECK(VecDotSse42(t) != nullptr);
   if (CpuSupports(IsaLevel::kAvx512))
     CHECK(VecDotAvx512(TensorType::BF16) != nullptr);
