@@ -94,5 +94,10 @@ if ! python3 tests/fixtures/make_kernel_fixtures.py "$BUILD/fixtures" >/dev/null
 fi
 
 # --- run under emulation ---
+# Twice: qemu's default CPU (every extension) and a Cortex-A53 (plain ARMv8.0), which
+# checks that the kernels need nothing beyond baseline Advanced SIMD.
 export UAII_FIXTURE_DIR="$BUILD/fixtures"
-qemu-aarch64 -L /usr/aarch64-linux-gnu "$BIN" "${spec[@]}"
+for cpu in max cortex-a53; do
+  echo "test_neon: qemu-aarch64 -cpu $cpu"
+  qemu-aarch64 -cpu "$cpu" -L /usr/aarch64-linux-gnu "$BIN" "${spec[@]}"
+done
