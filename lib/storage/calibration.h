@@ -10,13 +10,17 @@
 //   matmul[key][TYPE]        weight bytes per second of the public MatMul
 //                            (kernels/matmul.h) at batch 1, the run's thread count,
 //                            weights streaming from DRAM (a rotating working set
-//                            larger than the caches), per weight type of the model;
+//                            larger than the caches; median of 5 passes), per
+//                            weight type of the model;
 //                            key = "<cpu model>|threads=N|kernels=V" with V =
 //                            kMatMulKernelVersion, so a kernel change, another
 //                            thread count or another machine measures again;
 //                            "TYPE/interleaved": the same through the interleaved
 //                            group kernels (kernels/interleave.h), which sessions
-//                            without a storage plan run on resident weights.
+//                            without a storage plan run on resident weights;
+//                            "TYPE/warm_stream": slices streamed from the page
+//                            cache while MatMul computes the previous one (the
+//                            copy's CPU and memory traffic included).
 #pragma once
 #include <map>
 #include <string>
@@ -34,6 +38,7 @@ struct Calibration {
   double memory_bytes_per_s = 0;
   std::map<TensorType, double> matmul_bytes_per_s;       // the requested types, at `threads`
   std::map<TensorType, double> interleaved_bytes_per_s;  // the same on the 16-row interleaved layout
+  std::map<TensorType, double> warm_stream_bytes_per_s;  // MatMul overlapped with page-cache copies
   double main_matmul_bytes_per_s = 0;  // the first requested type's (the model's most bytes)
   int threads = 1;
   int cores = 1;
@@ -65,5 +70,10 @@ std::string MatMulCalibrationKey(int threads);
 // of kernels/interleave.h that sessions reading weights through the mapping run.
 // 0 when there is no such kernel for the type.
 double MeasureMatMulBytesPerSecond(TensorType type, int threads, bool interleaved = false);
+
+// Weight bytes per second of a warm streaming pipeline alone: 24 MiB slices copied
+// from the page cache (a scratch file in `dir`) by a second thread while MatMul with
+// `threads` computes the previous slice. 0 when it cannot be measured.
+double MeasureWarmStreamBytesPerSecond(const std::string& dir, TensorType type, int threads);
 
 }  // namespace uaii::storage

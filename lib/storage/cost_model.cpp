@@ -34,6 +34,7 @@ double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, con
       prefetched = true;
       double c = s.compute_seconds;
       if (share) c = std::max(c, (cpu.threads * c + next_read) / cpu.cores);
+      c = std::max(c, s.overlap_seconds);
       now += c;
       ++k;
     }
@@ -92,7 +93,11 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
       const double frac = static_cast<double>(std::min(t.rows, r0 + per) - r0) / static_cast<double>(t.rows);
       const double b = frac * static_cast<double>(t.bytes);
       cold.push_back({secs(b, rates.disk_bytes_per_s), frac * compute, true});
-      warm.push_back({secs(b, rates.cached_bytes_per_s), frac * compute, true});
+      double overlap = 0;
+      if (i < types.size())
+        if (auto ws = rates.warm_stream_bytes_per_s.find(types[i]); ws != rates.warm_stream_bytes_per_s.end())
+          overlap = secs(b, ws->second);
+      warm.push_back({secs(b, rates.cached_bytes_per_s), frac * compute, true, overlap});
     }
   }
   const int buffers = plan.streaming ? std::max(1, plan.staging_buffers) : 2;

@@ -17,8 +17,9 @@
 // sum_k max(read_{k+1}, compute between acquisitions) — not read + compute. With one
 // buffer (phone) every read is synchronous: sum(read + compute).
 // A read that copies on the CPU (page cache, warm) competes with the compute threads
-// when threads + 1 > cores: a step then takes at least (threads * compute + read) /
-// cores. Direct reads (cold) are DMA and cost no CPU.
+// for cores and memory bandwidth: a step then takes at least (threads * compute +
+// read) / cores when threads + 1 > cores, and at least bytes / (the calibrated rate
+// of MatMul overlapped with such a copy). Direct reads (cold) are DMA: no CPU.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -34,6 +35,9 @@ struct CostStep {
   double read_seconds = 0;     // streamed slice: its read; resident: 0
   double compute_seconds = 0;
   bool streamed = false;
+  // Streamed: the least time this compute takes while the next slice is being read
+  // (measured contention of a page-cache copy with MatMul; 0: none).
+  double overlap_seconds = 0;
 };
 
 struct CpuShare {
@@ -52,6 +56,7 @@ struct MachineRates {
   double memory_bytes_per_s = 0;
   std::map<TensorType, double> matmul_bytes_per_s;  // measured types; others use the slowest measured
   std::map<TensorType, double> interleaved_bytes_per_s;  // the interleaved group kernels, where they exist
+  std::map<TensorType, double> warm_stream_bytes_per_s;  // MatMul + page-cache copy of the next slice, overlapped
   int threads = 1;
   int cores = 1;
 };
