@@ -46,6 +46,10 @@ TEST_CASE("cost model: page-cache copies share the cores with compute", "[storag
   // Enough cores, or direct reads (no CPU): no penalty.
   CHECK(SimulatePass({S(1, 1), S(1, 1)}, 2, {2, 4, true}) == Approx(2));
   CHECK(SimulatePass({S(1, 1), S(1, 1)}, 2, {2, 2, false}) == Approx(2));
+  // A measured overlap floor (MatMul while the next slice is copied) bounds each step.
+  CostStep slow = S(1, 1);
+  slow.overlap_seconds = 2.5;
+  CHECK(SimulatePass({slow, slow}, 2, kNoShare) == Approx(5));
 }
 
 TEST_CASE("cost model: PredictDecode from a plan and machine rates", "[storage][cost]") {
