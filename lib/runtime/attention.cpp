@@ -70,9 +70,10 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       double sum = 0.0;
       for (int64_t j0 = 0; j0 < n; j0 += 16) {
         float e[16];
+        for (int l = 0; l < 16; ++l) e[l] = w[j0 + l] - mx;
+        ExpGgmlRow(e, e, 16);
         for (int l = 0; l < 16; ++l) {
-          const float x = w[j0 + l];
-          e[l] = x == -std::numeric_limits<float>::infinity() ? 0.0f : ExpGgml(x - mx);
+          if (w[j0 + l] == -std::numeric_limits<float>::infinity()) e[l] = 0.0f;
           w[j0 + l] = e[l];
         }
         float a[8], b4[4];

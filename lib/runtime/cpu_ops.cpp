@@ -6,6 +6,12 @@
 #include <vector>
 
 #include "formats/fp16.h"
+#include "kernels/vec_dot.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define UAII_OPS_AVX2 __attribute__((target("avx2,fma")))
+#endif
 
 namespace uaii::runtime {
 
@@ -130,9 +136,76 @@ float ExpGgml(float x) {
   return std::ldexp(j, static_cast<int>(n));
 }
 
+#ifdef UAII_OPS_AVX2
+namespace {
+// ExpGgml on 8 lanes; false (nothing written) when a lane needs the scalar code.
+UAII_OPS_AVX2 inline bool Exp8(__m256 x, __m256* out) {
+  const __m256 shift = _mm256_set1_ps(0x1.8p23f);
+  const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+0f), shift);
+  const __m256 n = _mm256_sub_ps(z, shift);
+  const __m256 an = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), n);
+  const __m256 ok = _mm256_cmp_ps(an, _mm256_set1_ps(126.0f), _CMP_LE_OQ);
+  const __m256 big = _mm256_cmp_ps(n, _mm256_set1_ps(192.0f), _CMP_GT_OQ);
+  const __m256 small = _mm256_cmp_ps(n, _mm256_set1_ps(-192.0f), _CMP_LT_OQ);
+  if (_mm256_movemask_ps(_mm256_or_ps(ok, _mm256_or_ps(big, small))) != 0xFF) return false;
+  const __m256 nn = _mm256_sub_ps(_mm256_setzero_ps(), n);
+  const __m256 b = _mm256_fmadd_ps(nn, _mm256_set1_ps(0x1.7f7d1cp-20f),
+                                   _mm256_fmadd_ps(nn, _mm256_set1_ps(0x1.62e4p-1f), x));
+  const __m256 u = _mm256_mul_ps(b, b);
+  const __m256 j = _mm256_fmadd_ps(
+      _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_set1_ps(0x1.0e4020p-7f), b, _mm256_set1_ps(0x1.573e2ep-5f)), u,
+                      _mm256_fmadd_ps(_mm256_set1_ps(0x1.555e66p-3f), b, _mm256_set1_ps(0x1.fffdb6p-2f))),
+      u, _mm256_fmadd_ps(_mm256_set1_ps(0x1.ffffecp-1f), b, _mm256_set1_ps(1.0f)));
+  // 2^n for the in-range lanes (others are replaced below).
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(_mm256_and_ps(n, ok)), _mm256_set1_epi32(127)), 23);
+  __m256 r = _mm256_mul_ps(j, _mm256_castsi256_ps(e));
+  r = _mm256_blendv_ps(r, _mm256_set1_ps(INFINITY), big);
+  r = _mm256_blendv_ps(r, _mm256_setzero_ps(), small);
+  *out = r;
+  return true;
+}
+
+UAII_OPS_AVX2 void ExpRowAvx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 r;
+    if (Exp8(_mm256_loadu_ps(x + i), &r)) _mm256_storeu_ps(y + i, r);
+    else for (int l = 0; l < 8; ++l) y[i + l] = ExpGgml(x[i + l]);
+  }
+  for (; i < n; ++i) y[i] = ExpGgml(x[i]);
+}
+
+// silu(g) * u = (g / (1 + ExpGgml(-g))) * u, 8 lanes at a time.
+UAII_OPS_AVX2 void SwigluAvx2(const float* gate, const float* up, int64_t n, float* y) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 g = _mm256_loadu_ps(gate + i);
+    __m256 e;
+    if (!Exp8(_mm256_sub_ps(_mm256_setzero_ps(), g), &e)) {
+      for (int l = 0; l < 8; ++l) y[i + l] = Silu(gate[i + l]) * up[i + l];
+      continue;
+    }
+    const __m256 s = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(up + i)));
+  }
+  for (; i < n; ++i) y[i] = Silu(gate[i]) * up[i];
+}
+}  // namespace
+#endif
+
+void ExpGgmlRow(const float* x, float* y, int64_t n) {
+#ifdef UAII_OPS_AVX2
+  if (kernels::CpuHasAvx2()) return ExpRowAvx2(x, y, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = ExpGgml(x[i]);
+}
+
 float Silu(float x) { return x / (1.0f + ExpGgml(-x)); }
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y) {
+#ifdef UAII_OPS_AVX2
+  if (kernels::CpuHasAvx2()) return SwigluAvx2(gate, up, n, y);
+#endif
   for (int64_t i = 0; i < n; ++i) y[i] = Silu(gate[i]) * up[i];
 }
 

@@ -44,6 +44,11 @@ float Silu(float x);  // x / (1 + ExpGgml(-x)), as ggml_v_silu
 // p(b) = 1 + c1 b + b^2 ((c2 + c3 b) + b^2 (c4 + c5 b)) with fused multiply-adds,
 // result p * 2^n; |n| > 192 saturates to 0 / inf. Max error ~1.5 ulp.
 float ExpGgml(float x);
+// y[i] = ExpGgml(x[i]) (x == y allowed); 8 lanes at a time with AVX2+FMA where the
+// CPU has them: the same fused operations, and 2^n made in the exponent bits while
+// |n| <= 126 (an exact power of two, so p * 2^n rounds once, as ldexp does); lanes
+// outside that range go through the scalar code. Bit-identical to ExpGgml.
+void ExpGgmlRow(const float* x, float* y, int64_t n);
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
 void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up

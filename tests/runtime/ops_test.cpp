@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "formats/fp16.h"
@@ -102,5 +103,25 @@ TEST_CASE("ops: attention matches a direct GQA softmax with causal and sliding m
           CHECK(out[(t * Hq + h) * D + d] == Approx(o).margin(2e-3));
         }
       }
+  }
+}
+
+// The vector exp / SwiGLU (AVX2 lanes, exponent-bit 2^n) equal the scalar ExpGgml /
+// Silu bit for bit, across the whole range: saturation, the |n| > 126 fallback,
+// subnormal results, infinities and NaN.
+TEST_CASE("ops: row exp and swiglu equal the scalar ExpGgml bit for bit") {
+  std::vector<float> x;
+  for (float v = -140.0f; v <= 140.0f; v += 0.0371f) x.push_back(v);
+  for (float v : {-104.0f, -87.4f, -87.3f, 88.7f, 88.8f, -0.0f, 0.0f, 1e-30f, -1e-30f, INFINITY, -INFINITY, NAN})
+    x.push_back(v);
+  while (x.size() % 8 != 3) x.push_back(0.5f);  // a scalar tail too
+  std::vector<float> y(x.size()), g(x.size(), 0.0f), up(x.size(), 1.5f), s(x.size());
+  ExpGgmlRow(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  Swiglu(x.data(), up.data(), static_cast<int64_t>(x.size()), s.data());
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO("x = " << x[i]);
+    const float ref = ExpGgml(x[i]), sref = Silu(x[i]) * 1.5f;
+    CHECK(std::memcmp(&ref, &y[i], 4) == 0);
+    CHECK(std::memcmp(&sref, &s[i], 4) == 0);
   }
 }
