@@ -397,8 +397,8 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
         continue;
       }
       const uint8_t* gw = wb + i * R * row_bytes;
-      for (int64_t b = 0; b < batch; b += 4) {
-        const int cols = static_cast<int>(std::min<int64_t>(4, batch - b));
+      for (int64_t b = 0; b < batch; b += 8) {
+        const int cols = static_cast<int>(std::min<int64_t>(8, batch - b));
         group(gw, nb, group_acts + b * group_act_bytes, group_act_bytes, k_quant ? nullptr : sums + b * nb, nb, cols,
               y + b * out + i * R, out);
       }

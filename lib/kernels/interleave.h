@@ -91,7 +91,7 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
 absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, int64_t cols,
                                 const int32_t* ids, int64_t n_ids, float* out);
 
-// One group's kernel: y[c * ys + r] for r < 16, c < cols (1..4). w: the group's
+// One group's kernel: y[c * ys + r] for r < 16, c < cols (1..8). w: the group's
 // group-blocks; x: `cols` Q8_0 activation rows xs bytes apart; xk: per activation
 // row (xk_stride ints apart), per block, K * sum(x qs). K-quant kernels take ActK
 // rows instead (xs bytes apart) and ignore xk.

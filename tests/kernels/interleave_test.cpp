@@ -122,14 +122,14 @@ TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interl
     for (int64_t in : {32, 64, 96, 256, 512, 2816}) {
       if (in % BlockElems(t) != 0) continue;
       for (int64_t out : {1, 15, 16, 17, 31, 32, 47, 70}) {
-        const int64_t batch = 9;
+        const int64_t batch = 17;
         const auto w = RandomMatrix(t, out, in, rng);
         // Misaligned copies of both operands.
         std::vector<uint8_t> packed(w.size() + 1);
         REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data() + 1).ok());
         const auto xs = RandomActs(in * batch + 1, rng);
         const float* x = xs.data() + 1;
-        for (int64_t b : {int64_t{1}, int64_t{4}, int64_t{5}, batch}) {
+        for (int64_t b : {int64_t{1}, int64_t{4}, int64_t{5}, int64_t{8}, batch}) {
           std::vector<float> ref(static_cast<size_t>(out * b));
           REQUIRE(uaii::MatMul(t, w.data(), out, in, x, b, ref.data(), nullptr, KernelImpl::kScalar).ok());
           for (InterleaveIsa isa : isas)
