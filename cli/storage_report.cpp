@@ -71,10 +71,12 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
   const std::string probe = std::filesystem::is_regular_file(model_path, ec) ? model_path : std::string();
   auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types, probe);
   storage::CostPrediction pred;
-  // Without a storage plan the session repacks resident weights for the interleaved
-  // kernels (runtime/session.cpp); under a plan they stay row-major.
+  // Resident matmul weights run the interleaved group kernels where their type has
+  // them (repacked at load: runtime/session.cpp through the mapping, in place when
+  // pinned: runtime/streamed_weights.cpp); streamed slices run row-major MatMul.
   if (cal.ok())
-    pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal), !sp->use_storage);
+    pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal),
+                                  /*resident_interleaved=*/true);
   int pinned_tensors = 0, streamed_tensors = 0;
   for (auto r : p.residency) (r == storage::Residency::kPinned ? pinned_tensors : streamed_tensors)++;
   if (json) {

@@ -16,8 +16,8 @@
 //                            kMatMulKernelVersion, so a kernel change, another
 //                            thread count or another machine measures again;
 //                            "TYPE/interleaved": the same through the interleaved
-//                            group kernels (kernels/interleave.h), which sessions
-//                            without a storage plan run on resident weights;
+//                            group kernels (kernels/interleave.h), which resident
+//                            (pinned or mapped) weights run;
 //                            "TYPE/warm_stream": slices streamed from the page
 //                            cache while MatMul computes the previous one (the
 //                            copy's CPU and memory traffic included).
@@ -66,8 +66,8 @@ MachineRates RatesOf(const Calibration& c);
 std::string MatMulCalibrationKey(int threads);
 
 // One type's MatMul throughput (bytes of packed weights per second) with `threads`:
-// kernels/matmul.h's MatMul on row-major weights, or (interleaved) the group kernels
-// of kernels/interleave.h that sessions reading weights through the mapping run.
+// kernels/matmul.h's MatMul on row-major weights (streamed slices), or (interleaved)
+// the group kernels of kernels/interleave.h that resident weights run.
 // 0 when there is no such kernel for the type.
 double MeasureMatMulBytesPerSecond(TensorType type, int threads, bool interleaved = false);
 

@@ -4,8 +4,8 @@
 // A decode step runs every matmul weight once, in graph order. Per weight:
 //   compute  = bytes / (the measured MatMul throughput of its type, batch 1, the
 //              run's threads, weights coming from DRAM; storage/calibration.h; the
-//              interleaved kernels' for resident weights of a session without a
-//              storage plan, which repacks them at load),
+//              interleaved kernels' for resident weights, which the runtime repacks
+//              at load where the type has such kernels),
 //              and for a resident weight at least bytes / memory bandwidth;
 //   read     = (streamed only) bytes / disk bandwidth (cold) or page-cache
 //              bandwidth (warm), per row slice as the engine reads it.
@@ -73,8 +73,8 @@ struct CostPrediction {
 };
 
 // `types[i]` is the weight type of in.tensors[i]; `plan` is PlanStorage(in, ...).
-// `resident_interleaved`: resident weights run the interleaved group kernels (a
-// session without a storage plan, runtime/session.cpp) where their type has one.
+// `resident_interleaved`: resident weights run the interleaved group kernels where
+// their type has them (runtime/session.cpp, runtime/streamed_weights.cpp).
 CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>& types, const StoragePlan& plan,
                              const MachineRates& rates, bool resident_interleaved = false);
 
