@@ -176,6 +176,43 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
   return ex;
 }
 
+namespace {
+// Activation buffers recycled across steps and calls on this thread: once warm, a
+// token allocates and zero-fills nothing (every op writes each element it produces).
+// Thread-local because sessions on different threads share one Executor.
+class BufferPool {
+ public:
+  std::shared_ptr<std::vector<float>> Acquire(int64_t n) {
+    // Smallest free buffer that holds n, else a new one.
+    size_t best = free_.size();
+    for (size_t i = 0; i < free_.size(); ++i)
+      if (static_cast<int64_t>(free_[i].capacity()) >= n &&
+          (best == free_.size() || free_[i].capacity() < free_[best].capacity()))
+        best = i;
+    std::vector<float> v;
+    if (best < free_.size()) {
+      v = std::move(free_[best]);
+      free_[best] = std::move(free_.back());
+      free_.pop_back();
+    }
+    v.resize(static_cast<size_t>(n));
+    return std::shared_ptr<std::vector<float>>(new std::vector<float>(std::move(v)), [this](std::vector<float>* p) {
+      if (free_.size() < kMaxFree && p->capacity() > 0) free_.push_back(std::move(*p));
+      delete p;
+    });
+  }
+
+ private:
+  static constexpr size_t kMaxFree = 64;
+  std::vector<std::vector<float>> free_;
+};
+
+BufferPool& ThreadBuffers() {
+  thread_local BufferPool pool;
+  return pool;
+}
+}  // namespace
+
 absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
                            const std::vector<int64_t>& rows, KvCache& cache, ThreadPool* pool,
                            std::vector<float>* out, WeightSource* source) const {
@@ -198,7 +235,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     if (s.kind == Kind::kReshape) {
       buf[s.out] = buf[s.in[0]];
     } else {
-      buf[s.out] = std::make_shared<std::vector<float>>(n);
+      buf[s.out] = ThreadBuffers().Acquire(n);
     }
     float* y = buf[s.out]->data();
     const int64_t cols = shapes_[s.out].empty() ? 1 : shapes_[s.out].back();
