@@ -109,7 +109,12 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
 
   // Prepare every activation row once (row b depends only on x row b).
   const int64_t act_bytes = ActRowBytes(act, in);
-  std::vector<uint8_t> acts(static_cast<size_t>(act_bytes * batch));
+  // The calling thread's scratch, reused across calls (no allocation per token once
+  // warm); bound to references so that pool workers' lambdas see this thread's.
+  thread_local std::vector<uint8_t> acts_scratch, perm_scratch;
+  std::vector<uint8_t>& acts = acts_scratch;
+  std::vector<uint8_t>& acts_perm = perm_scratch;
+  acts.resize(static_cast<size_t>(act_bytes * batch));
   ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, acts.data() + b * act_bytes);
   });
@@ -123,10 +128,9 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   const int64_t wrow = static_cast<int64_t>(*row_bytes);
   const kernels::TileFn tile = kc->tile;
   // K-quant tiles read lane-permuted activations; the row kernel keeps the originals.
-  std::vector<uint8_t> acts_perm;
   const uint8_t* tile_acts = acts.data();
   if (tile != nullptr && kernels::TileWantsPermutedQ8K(type) && out >= kernels::kTileRows) {
-    acts_perm = acts;
+    acts_perm.assign(acts.begin(), acts.end());
     kernels::PermuteQ8KForTiles(acts_perm.data(), static_cast<int64_t>(acts_perm.size() / sizeof(quant::BlockQ8_K)));
     tile_acts = acts_perm.data();
   }

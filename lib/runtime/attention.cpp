@@ -41,9 +41,11 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   const auto dot = F16Dot();
   // 2. One task per (row, head).
   auto run = [&](int64_t begin, int64_t end) {
-    std::vector<uint16_t> q16(D);
-    std::vector<float> w;
-    std::vector<uint16_t> w16;
+    // Per-thread scratch (pool threads persist): no allocation per token once warm.
+    thread_local std::vector<uint16_t> q16;
+    thread_local std::vector<float> w;
+    thread_local std::vector<uint16_t> w16;
+    q16.resize(static_cast<size_t>(D));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t t = task / Hq, h = task % Hq, hk = h / group;
       const int64_t qp = pos[t];
