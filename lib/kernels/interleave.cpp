@@ -3,11 +3,11 @@
 #include "kernels/interleave.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "formats/quant_blocks.h"
+#include "kernels/dispatch.h"
 #include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
 #include "util/str_cat.h"
@@ -195,37 +195,24 @@ void MoveBlock(TensorType type, const Geometry& g, uint8_t* blk, uint8_t* gb, in
     }
 }
 
-bool CpuHasAvx512VnniForInterleave() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-                          std::getenv("UAII_NO_AVX512") == nullptr;
-  return has;
-#else
-  return false;
-#endif
-}
-
-bool CpuHasAvx512VnniRaw() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-  return has;
-#else
-  return false;
-#endif
-}
-
-InterleaveIsa Resolve(InterleaveIsa isa) {
-  if (isa != InterleaveIsa::kAuto) return isa;
-  if (CpuHasAvx512VnniForInterleave()) return InterleaveIsa::kAvx512;
-  return InterleaveIsa::kAvx2;
+// kAuto follows MatMul's dispatch (dispatch.h: the best level, UAII_NO_AVX512,
+// UAII_KERNELS), so a forced level applies to repacked weights too; below avx2
+// there are no group kernels (kAuto resolves to kNone and nothing is repacked).
+enum class Resolved { kNone, kAvx2, kAvx512 };
+Resolved Resolve(TensorType type, InterleaveIsa isa) {
+  if (isa == InterleaveIsa::kAvx2) return CpuSupports(IsaLevel::kAvx2) ? Resolved::kAvx2 : Resolved::kNone;
+  if (isa == InterleaveIsa::kAvx512) return CpuSupports(IsaLevel::kAvx512) ? Resolved::kAvx512 : Resolved::kNone;
+  const auto choice = ChooseKernels(type, KernelImpl::kAuto);
+  if (!choice.ok()) return Resolved::kNone;
+  if (choice->level == IsaLevel::kAvx512) return Resolved::kAvx512;
+  return choice->level == IsaLevel::kAvx2 ? Resolved::kAvx2 : Resolved::kNone;
 }
 
 GroupFn Kernel(TensorType type, InterleaveIsa isa) {
-  switch (Resolve(isa)) {
-    case InterleaveIsa::kAvx512: return CpuHasAvx512VnniRaw() ? GroupKernelAvx512(type) : nullptr;
-    default: return CpuHasAvx2() ? GroupKernelAvx2(type) : nullptr;
+  switch (Resolve(type, isa)) {
+    case Resolved::kAvx512: return GroupKernelAvx512(type);
+    case Resolved::kAvx2: return GroupKernelAvx2(type);
+    default: return nullptr;
   }
 }
 
@@ -235,7 +222,7 @@ int32_t Offset(TensorType type, InterleaveIsa isa) {
   switch (type) {
     case TensorType::Q4_0: return 8;
     case TensorType::Q5_0: return 16;
-    default: return Resolve(isa) == InterleaveIsa::kAvx512 ? 128 : 0;
+    default: return Resolve(type, isa) == Resolved::kAvx512 ? 128 : 0;
   }
 }
 
@@ -385,7 +372,9 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
   const auto* wb = static_cast<const uint8_t*>(w);
   const int64_t row_bytes = nb * g.block_bytes;
   const int64_t groups = out / R, tail = out - groups * R;
-  const VecDotFn dot = CpuHasAvx2() && VecDotAvx2(type) ? VecDotAvx2(type) : VecDotRef(type);
+  // Tail rows: the row kernel of the same level (bit-identical at every level).
+  const VecDotFn dot =
+      KernelsAt(type, Resolve(type, isa) == Resolved::kAvx512 ? IsaLevel::kAvx512 : IsaLevel::kAvx2).dot;
   // Work items: the groups, then one item for the row-major tail rows.
   auto run = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {

@@ -12,6 +12,7 @@
 
 #include "formats/fp16.h"
 #include "formats/tensor_type.h"
+#include "kernels/dispatch.h"
 #include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "kernels/vec_dot.h"
@@ -60,12 +61,10 @@ std::vector<float> RandomActs(int64_t n, std::mt19937& rng) {
 }
 
 std::vector<InterleaveIsa> Isas() {
+  using uaii::kernels::IsaLevel;
   std::vector<InterleaveIsa> isas;
-  if (!uaii::kernels::CpuHasAvx2()) return isas;
-  isas.push_back(InterleaveIsa::kAvx2);
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
-    isas.push_back(InterleaveIsa::kAvx512);
+  if (uaii::kernels::CpuSupports(IsaLevel::kAvx2)) isas.push_back(InterleaveIsa::kAvx2);
+  if (uaii::kernels::CpuSupports(IsaLevel::kAvx512)) isas.push_back(InterleaveIsa::kAvx512);
   return isas;
 }
 
@@ -112,7 +111,7 @@ TEST_CASE("interleave: the repack is a permutation that each row can be read bac
 TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interleave]") {
   const auto isas = Isas();
   if (isas.empty()) {
-    WARN("SKIP: CPU without AVX2/FMA/F16C");
+    WARN("SKIP: no interleaved group kernels on this CPU (they need AVX2 + FMA + F16C)");
     return;
   }
   std::mt19937 rng(11);
