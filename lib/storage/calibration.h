@@ -6,7 +6,9 @@
 //                            in flight); without one, a 256 MiB scratch file read
 //                            cold (POSIX_FADV_DONTNEED first) the same way
 //   cached_read_bytes_per_s  the same file read again through the page cache
-//   memory_bytes_per_s       memcpy between two buffers larger than the caches
+//   memory_bytes_per_s       streaming read bandwidth of the run's threads over a
+//                            buffer larger than the caches (memcpy's rate, which
+//                            also writes, only when that is missing)
 //   matmul[key][TYPE]        weight bytes per second of the public MatMul
 //                            (kernels/matmul.h) at batch 1, the run's thread count,
 //                            weights streaming from DRAM (a rotating working set

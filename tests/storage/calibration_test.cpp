@@ -27,7 +27,7 @@ void WriteCache(const std::string& dir, const std::string& key, double q4_0) {
   std::ofstream(dir + "/calibration.json") << R"({"disk_read_bytes_per_s": 1e9, "cached_read_bytes_per_s": 5e9,
     "memory_bytes_per_s": 1e10, "measured_at": "2026-01-01T00:00:00Z",
     "matmul": {")" << key << R"(": {"Q4_0": )" << q4_0
-                                                      << R"(, "Q4_0/interleaved": 0, "Q4_0/warm_stream": 77}}})";
+                                                      << R"(, "Q4_0/interleaved": 0, "Q4_0/warm_stream": 77, "memory_read": 2e10}}})";
 }
 }  // namespace
 
@@ -44,6 +44,7 @@ TEST_CASE("calibration: cached figures under the current key are used as they ar
   REQUIRE(c.ok());
   CHECK(c->from_cache);
   CHECK(c->disk_read_bytes_per_s == Approx(1e9));
+  CHECK(c->memory_bytes_per_s == Approx(2e10));  // the read bandwidth under the key, not memcpy's
   CHECK(c->matmul_bytes_per_s.at(TensorType::Q4_0) == Approx(123));
   CHECK(c->main_matmul_bytes_per_s == Approx(123));
   CHECK(c->warm_stream_bytes_per_s.at(TensorType::Q4_0) == Approx(77));
