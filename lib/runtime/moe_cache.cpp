@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -22,6 +24,17 @@ struct ExpertCache::Ring {
     if (ok) io_uring_queue_exit(&ring);
   }
 };
+
+void ExpertCache::PageFree::operator()(uint8_t* p) const {
+  if (p != nullptr) ::munmap(p, size);
+}
+
+void ExpertCache::Entry::Allocate(uint64_t n) {
+  void* p = ::mmap(nullptr, std::max<uint64_t>(n, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  bytes = std::unique_ptr<uint8_t, PageFree>(static_cast<uint8_t*>(p), PageFree{std::max<uint64_t>(n, 1)});
+  size = n;
+}
 
 ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
   stats_.capacity_bytes = capacity_bytes;

@@ -84,13 +84,20 @@ class ExpertCache {
 
  private:
   using Key = std::pair<std::string, uint64_t>;  // (file, offset)
+  // Slice memory straight from mmap, returned with munmap on eviction: through
+  // malloc, slices allocated on the prefetch thread and freed on the engine's landed
+  // in another arena and below glibc's growing mmap threshold, and freed memory
+  // stayed resident (peak RSS 1.9 GB under a 1.2 GB budget with prefetch on).
+  struct PageFree {
+    PageFree() : size(0) {}
+    explicit PageFree(uint64_t n) : size(n) {}
+    uint64_t size;
+    void operator()(uint8_t* p) const;
+  };
   struct Entry {
-    std::unique_ptr<uint8_t[]> bytes;  // not zero-filled: the read overwrites it
+    std::unique_ptr<uint8_t, PageFree> bytes;  // not zero-filled: the read overwrites it
     uint64_t size = 0;
-    void Allocate(uint64_t n) {
-      bytes.reset(new uint8_t[n]);
-      size = n;
-    }
+    void Allocate(uint64_t n);
     std::list<Key>::iterator lru;
     bool prefetched = false;  // read ahead and not yet acquired
   };
