@@ -125,3 +125,21 @@ TEST_CASE("ops: row exp and swiglu equal the scalar ExpGgml bit for bit") {
     CHECK(std::memcmp(&sref, &s[i], 4) == 0);
   }
 }
+
+// Geglu's vector path (F16C conversion + table gather) equals the scalar lookup for
+// every half value of the gate, the +-10 short-cuts, NaN and a scalar tail.
+TEST_CASE("ops: geglu equals the scalar f16-table gelu for every half") {
+  std::vector<float> g;
+  for (uint32_t h = 0; h < (1u << 16); ++h) g.push_back(uaii::Fp16ToFp32(static_cast<uint16_t>(h)));
+  for (float v : {-10.0f, 10.0f, -9.999f, 9.999f, 1e30f, -1e30f, 3.14159f, NAN}) g.push_back(v);
+  while (g.size() % 8 != 5) g.push_back(0.25f);
+  std::vector<float> up(g.size()), y(g.size());
+  for (size_t i = 0; i < g.size(); ++i) up[i] = 0.5f + static_cast<float>(i % 13) * 0.25f;
+  Geglu(g.data(), up.data(), static_cast<int64_t>(g.size()), y.data());
+  size_t bad = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const float ref = GeluF16Table(g[i]) * up[i];
+    if (std::memcmp(&ref, &y[i], 4) != 0) ++bad;
+  }
+  CHECK(bad == 0);
+}
