@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/moe_cache.h"
@@ -15,6 +16,8 @@ namespace {
 
 // y [batch, rows] = x [batch, cols] . W^T on a resident 2-D weight.
 absl::Status Mm(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) {
+  if (const uint8_t* il = InterleavedData(w))
+    return kernels::MatMulInterleaved(w.type, il, w.shape[0], w.shape[1], x, batch, y, pool);
   return MatMul(w.type, w.data, w.shape[0], w.shape[1], x, batch, y, pool);
 }
 
@@ -49,6 +52,7 @@ BoundWeight ExpertSlice(const BoundWeight& bank, int64_t e) {
   w.data = bank.data ? bank.data + e * stride : nullptr;
   w.bytes = stride;
   w.offset = bank.offset + e * stride;
+  w.interleaved_offset = bank.interleaved_offset + e * stride;
   return w;
 }
 
@@ -226,10 +230,13 @@ absl::Status MoeFfn(const MoeParams& params, const MoeWeights& w, const float* x
       down.resize(m * E);
       BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
                         sd = ExpertSlice(*w.down_exps, e);
-      if (w.cache) {
+      if (w.cache) {  // the cache's row-major bytes, not a resident interleaved copy
         su.data = cached[3 * e];
         sg.data = cached[3 * e + 1];
         sd.data = cached[3 * e + 2];
+        su.interleaved.reset();
+        sg.interleaved.reset();
+        sd.interleaved.reset();
       }
       if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
       if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;

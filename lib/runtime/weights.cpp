@@ -37,7 +37,11 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
     if (!row) return absl::InvalidArgumentError(StrCat(ref.ToString(), ": row length does not fit the block size"));
     BoundWeight bw{static_cast<TensorType>(info->type_id), shape, info->data, info->bytes, *row,
                    ref.file, info->offset, nullptr};
-    if (shape.size() == 2 && kernels::HasInterleavedKernel(bw.type)) bw.interleaved = std::make_shared<InterleavedCopy>();
+    // Matrices, and expert banks [experts, rows, cols] whose experts are whole 16-row
+    // groups (an expert's slice of the interleaved bank is then its own matrix).
+    const bool bank_ok = shape.size() == 3 && shape[1] % kernels::kInterleaveRows == 0;
+    if ((shape.size() == 2 || bank_ok) && kernels::HasInterleavedKernel(bw.type))
+      bw.interleaved = std::make_shared<InterleavedCopy>();
     ws->weights_[t.name] = std::move(bw);
   }
   return ws;
@@ -57,7 +61,10 @@ absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool)
   std::map<std::string, std::pair<bool, bool>> use;  // name -> (matmul, element-wise)
   for (const auto& op : g.ops)
     for (size_t k = 0; k < op.inputs.size(); ++k) {
-      if (IsMatmulWeightInput(op.type, k)) use[op.inputs[k]].first = true;
+      // moe_ffn's expert banks and shared-expert matrices are matmul weights too
+      // (runtime/moe.cpp; its router and shared gate stay row-major).
+      const bool moe_matmul = op.type == "moe_ffn" && (k == 2 || k == 3 || k == 4 || k == 6 || k == 7 || k == 8);
+      if (IsMatmulWeightInput(op.type, k) || moe_matmul) use[op.inputs[k]].first = true;
       else if (!(op.type == "embed" && k == 0)) use[op.inputs[k]].second = true;
     }
   std::vector<const BoundWeight*> todo;
@@ -72,7 +79,8 @@ absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool)
       const BoundWeight& w = *todo[static_cast<size_t>(i)];
       std::call_once(w.interleaved->once, [&] {
         auto bytes = std::make_unique<uint8_t[]>(w.bytes);
-        status[static_cast<size_t>(i)] = kernels::RepackInterleaved(w.type, w.data, w.shape[0], w.shape[1], bytes.get());
+        const int64_t cols = w.shape.back(), rows = static_cast<int64_t>(w.bytes / w.row_bytes);  // banks: all experts' rows
+        status[static_cast<size_t>(i)] = kernels::RepackInterleaved(w.type, w.data, rows, cols, bytes.get());
         if (!status[static_cast<size_t>(i)].ok()) return;
         if (!w.file.empty()) {  // drop the mapped pages: the copy replaces them
           const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));

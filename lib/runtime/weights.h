@@ -39,11 +39,13 @@ struct BoundWeight {
   // Set at bind for matrices of a type with interleaved kernels on this CPU; filled
   // (for matmul weights) by PrepareInterleaved. Storage-planned sessions ignore it.
   std::shared_ptr<InterleavedCopy> interleaved;
+  uint64_t interleaved_offset = 0;  // an expert's slice of an interleaved bank (runtime/moe.h)
 };
 
 // The interleaved copy of `w` when one has been made, else null.
 inline const uint8_t* InterleavedData(const BoundWeight& w) {
-  return w.interleaved ? w.interleaved->data.load(std::memory_order_acquire) : nullptr;
+  const uint8_t* d = w.interleaved ? w.interleaved->data.load(std::memory_order_acquire) : nullptr;
+  return d ? d + w.interleaved_offset : nullptr;
 }
 
 class WeightSet {
