@@ -28,35 +28,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_io import drop_cache, sequential_read_bandwidth  # noqa: E402
+
 MiB, GiB = 1 << 20, 1 << 30
 HERE = pathlib.Path(__file__).resolve().parent
 PROMPT = "hello world, the expert cache benchmark"
-
-
-def drop_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
-def read_bandwidth(path, limit, cold):
-    """Sequential pread of the first `limit` bytes in 8 MiB blocks: bytes/s."""
-    if cold:
-        drop_cache(path)
-    fd = os.open(path, os.O_RDONLY)
-    t0, done = time.perf_counter(), 0
-    try:
-        while done < limit:
-            b = os.pread(fd, 8 << 20, done)
-            if not b:
-                break
-            done += len(b)
-    finally:
-        os.close(fd)
-    return done / (time.perf_counter() - t0)
 
 
 def uaii(exe, model, flags, env, tokens=None):
@@ -118,8 +95,8 @@ def main():
     size = model.stat().st_size
     res = {"machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "model": str(model), "model_bytes": size,
            "tokens": a.tokens, "threads": a.threads,
-           "disk_read_bytes_per_s": read_bandwidth(model, min(size, 1 * GiB), cold=True),
-           "page_cache_read_bytes_per_s": read_bandwidth(model, min(size, 256 * MiB), cold=False), "runs": []}
+           "disk_read_bytes_per_s": sequential_read_bandwidth(model, min(size, 1 * GiB), cold=True),
+           "page_cache_read_bytes_per_s": sequential_read_bandwidth(model, min(size, 256 * MiB), cold=False), "runs": []}
     # The trunk's needs (pinned weights, staging, KV, activations) under a budget that
     # holds everything: expected peak minus the LRU, which then holds every expert.
     big, _ = uaii(a.uaii, model, ["--preset", "server", "--ram-gb", "1000", *threads], env)

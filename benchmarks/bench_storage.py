@@ -32,17 +32,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_io import drop_cache, sequential_read_bandwidth  # noqa: E402
+
 GiB = 1 << 30
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def drop_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
 
 
 def warm_cache(path):
@@ -53,18 +47,7 @@ def warm_cache(path):
 
 def buffered_bandwidth(path, limit=1 * GiB):
     """Cold sequential buffered read (what `dd bs=8M` does): bytes/s."""
-    drop_cache(path)
-    fd = os.open(path, os.O_RDONLY)
-    t0, done = time.perf_counter(), 0
-    try:
-        while done < limit:
-            b = os.pread(fd, 8 << 20, done)
-            if not b:
-                break
-            done += len(b)
-    finally:
-        os.close(fd)
-    return done / (time.perf_counter() - t0)
+    return sequential_read_bandwidth(path, limit, cold=True)
 
 
 def direct_bandwidth(bench_read, path, limit_mib=1024, tail=False):
