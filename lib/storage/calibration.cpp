@@ -248,8 +248,8 @@ double MeasureMatMulBytesPerSecond(TensorType type, int threads, bool interleave
   constexpr int64_t kIn = 4096;
   constexpr int kMatrices = 8;
   const uint64_t row = *RowBytes(*tr, kIn);
-  // Rows a multiple of 64, as models' matrices are (a ragged tail of row-major rows
-  // made the interleaved probe 15% slower than any real matrix).
+  // Rows a multiple of 64, as models' matrices are (no ragged tail of row-major rows
+  // in a probe meant to stand for them).
   const int64_t out = std::max<int64_t>(64, static_cast<int64_t>((uint64_t{20} << 20) / row) / 64 * 64);
   const uint64_t bytes = static_cast<uint64_t>(out) * row;
   std::vector<std::vector<uint8_t>> w(kMatrices, std::vector<uint8_t>(bytes, 0x11));
