@@ -129,7 +129,24 @@ void QuantizeRowQ8_K(const float* x, BlockQ8_K* y, int64_t n) {
   }
 }
 
+#ifdef UAII_QUANT_AVX2
+namespace {
+// F16C's round-to-nearest-even conversion is Fp32ToFp16 bit for bit, NaN payloads
+// included (both set the quiet bit and keep the top 9 payload bits).
+UAII_QUANT_AVX2 void ConvertRowF16Avx2(const float* x, uint16_t* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  for (; i < n; ++i) y[i] = Fp32ToFp16(x[i]);
+}
+}  // namespace
+#endif
+
 void ConvertRowF16(const float* x, uint16_t* y, int64_t n) {
+#ifdef UAII_QUANT_AVX2
+  if (CpuHasAvx2()) return ConvertRowF16Avx2(x, y, n);
+#endif
   for (int64_t i = 0; i < n; ++i) y[i] = Fp32ToFp16(x[i]);
 }
 

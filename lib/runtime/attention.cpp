@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "formats/fp16.h"
+#include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
 #include "runtime/cpu_ops.h"
 
@@ -34,7 +35,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
     cache.SetCellPos(c, pos[t]);
     max_pos = std::max(max_pos, pos[t]);
     uint16_t* kc = cache.K(p.layer, c);
-    for (int64_t i = 0; i < Hkv * D; ++i) kc[i] = Fp32ToFp16(k[t * Hkv * D + i]);
+    kernels::ConvertRowF16(k + t * Hkv * D, kc, Hkv * D);
     for (int64_t h = 0; h < Hkv; ++h)
       for (int64_t d = 0; d < Dv; ++d) cache.Vt(p.layer, h, d)[c] = Fp32ToFp16(v[(t * Hkv + h) * Dv + d]);
   }
@@ -56,7 +57,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       w.assign(n, -std::numeric_limits<float>::infinity());
       w16.assign(n, 0);
       const float* qr = q + (t * Hq + h) * D;
-      for (int64_t i = 0; i < D; ++i) q16[i] = Fp32ToFp16(qr[i]);
+      kernels::ConvertRowF16(qr, q16.data(), D);
       float mx = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < n; ++j) {
         const int64_t pj = cache.CellPos(j);
@@ -85,7 +86,8 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
         sum += static_cast<double>(c0 + c1);
       }
       const float inv = static_cast<float>(1.0 / sum);
-      for (int64_t j = 0; j < n; ++j) w16[j] = Fp32ToFp16(w[j] * inv);
+      for (int64_t j = 0; j < n; ++j) w[j] = w[j] * inv;
+      kernels::ConvertRowF16(w.data(), w16.data(), n);
       float* o = out + (t * Hq + h) * Dv;
       for (int64_t d = 0; d < Dv; ++d) o[d] = dot(cache.Vt(p.layer, hk, d), w16.data(), n);
     }

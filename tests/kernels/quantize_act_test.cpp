@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -34,4 +35,24 @@ TEST_CASE("quantize: Q8_0 rows equal the reference formula byte for byte", "[qua
     CHECK(y[b].d == uaii::Fp32ToFp16(d));
     for (int j = 0; j < 32; ++j) CHECK(static_cast<int>(y[b].qs[j]) == static_cast<int>(std::roundf(x[b * 32 + j] * id)));
   }
+}
+
+TEST_CASE("quantize: f16 rows equal Fp32ToFp16 for every kind of float", "[quantize]") {
+  std::vector<float> x;
+  // A stride through all 2^32 bit patterns (normals, subnormals, halves' overflow and
+  // underflow edges, infinities, NaNs with payloads), plus exact ties.
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 65537) {
+    const uint32_t u = static_cast<uint32_t>(b);
+    float f;
+    std::memcpy(&f, &u, 4);
+    x.push_back(f);
+  }
+  for (float v : {65504.0f, 65519.99f, 65520.0f, 65536.0f, 5.9604645e-08f, 2.9802322e-08f, 1.0009765625f, -0.0f})
+    x.push_back(v);
+  while (x.size() % 8 != 3) x.push_back(0.5f);
+  std::vector<uint16_t> y(x.size());
+  uaii::kernels::ConvertRowF16(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  size_t bad = 0;
+  for (size_t i = 0; i < x.size(); ++i) bad += y[i] != uaii::Fp32ToFp16(x[i]);
+  CHECK(bad == 0);
 }
