@@ -208,8 +208,8 @@ Resolved Resolve(TensorType type, InterleaveIsa isa) {
   return choice->level == IsaLevel::kAvx2 ? Resolved::kAvx2 : Resolved::kNone;
 }
 
-GroupFn Kernel(TensorType type, InterleaveIsa isa) {
-  switch (Resolve(type, isa)) {
+GroupFn Kernel(TensorType type, Resolved r) {
+  switch (r) {
     case Resolved::kAvx512: return GroupKernelAvx512(type);
     case Resolved::kAvx2: return GroupKernelAvx2(type);
     default: return nullptr;
@@ -218,11 +218,11 @@ GroupFn Kernel(TensorType type, InterleaveIsa isa) {
 
 // K of interleave.h: the unsigned weight offset the kernel subtracts (AVX2's Q8_0
 // goes signed: 0).
-int32_t Offset(TensorType type, InterleaveIsa isa) {
+int32_t Offset(TensorType type, Resolved r) {
   switch (type) {
     case TensorType::Q4_0: return 8;
     case TensorType::Q5_0: return 16;
-    default: return Resolve(type, isa) == Resolved::kAvx512 ? 128 : 0;
+    default: return r == Resolved::kAvx512 ? 128 : 0;
   }
 }
 
@@ -261,7 +261,7 @@ Scratch& ThreadScratch() {
 
 bool HasInterleavedKernel(TensorType type) {
   Geometry g;
-  return GeometryOf(type, &g) && Kernel(type, InterleaveIsa::kAuto) != nullptr;
+  return GeometryOf(type, &g) && Kernel(type, Resolve(type, InterleaveIsa::kAuto)) != nullptr;
 }
 
 absl::Status RepackInterleaved(TensorType type, const void* src, int64_t out, int64_t in, void* dst) {
@@ -321,7 +321,8 @@ void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t
 absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
                                int64_t batch, float* y, ThreadPool* pool, InterleaveIsa isa) {
   Geometry g;
-  const GroupFn group = GeometryOf(type, &g) ? Kernel(type, isa) : nullptr;
+  const Resolved level = Resolve(type, isa);  // once per call: kernel, offset and tail rows agree
+  const GroupFn group = GeometryOf(type, &g) ? Kernel(type, level) : nullptr;
   if (group == nullptr)
     return absl::UnimplementedError(StrCat("matmul: no interleaved kernel for ", TensorTypeName(static_cast<uint32_t>(type)),
                                            " on this CPU"));
@@ -339,7 +340,7 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
   const int64_t act_bytes =
       nb * static_cast<int64_t>(k_quant ? sizeof(quant::BlockQ8_K) : sizeof(quant::BlockQ8_0));
   const int64_t actk_bytes = k_quant ? nb * static_cast<int64_t>(sizeof(ActK)) : 0;
-  const int32_t k_off = Offset(type, isa);
+  const int32_t k_off = Offset(type, level);
   Scratch& sc = ThreadScratch();
   sc.acts.resize(static_cast<size_t>(act_bytes * batch));
   sc.sums.resize(static_cast<size_t>(k_quant ? 0 : nb * batch));
@@ -374,7 +375,7 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
   const int64_t groups = out / R, tail = out - groups * R;
   // Tail rows: the row kernel of the same level (bit-identical at every level).
   const VecDotFn dot =
-      KernelsAt(type, Resolve(type, isa) == Resolved::kAvx512 ? IsaLevel::kAvx512 : IsaLevel::kAvx2).dot;
+      KernelsAt(type, level == Resolved::kAvx512 ? IsaLevel::kAvx512 : IsaLevel::kAvx2).dot;
   // Work items: the groups, then one item for the row-major tail rows.
   auto run = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
