@@ -35,48 +35,11 @@ using namespace uaii::testing;
 
 
 TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
-  int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(GoldenDir())) {
-    const std::string fname = entry.path().filename().string();
-    if (fname.rfind("moe-", 0) != 0 || entry.path().extension() != ".json") continue;
-    simdjson::dom::parser parser;
-    auto doc = parser.load(entry.path().string());
-    REQUIRE(doc.error() == simdjson::SUCCESS);
-    const std::string family = std::string(std::string_view(doc["family"]));
-    const std::string type = std::string(std::string_view(doc["type"]));
-    const std::string path = std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"]));
-    if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
-    auto prompt = Ints(doc["prompt_tokens"]);
-    const int64_t n_vocab = int64_t(doc["n_vocab"]);
-    const double scale = double(doc["scale"]);
-    auto want = I16FromZlibB64(std::string_view(doc["logits_i16_zlib_b64"]), prompt.size() * n_vocab, scale);
-    REQUIRE(want.size() == prompt.size() * n_vocab);
-    INFO("family " << family);
-    auto m = Load(path);
-    auto whole = NewSession(m, 256)->Eval(prompt, /*all_logits=*/true);
-    INFO(whole.status().ToString());
-    REQUIRE(whole.ok());
-    REQUIRE(whole->size() == want.size());
-    double max_diff = 0, max_abs = 0;
-    for (float v : want) max_abs = std::max(max_abs, double(std::fabs(v)));
-    for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
-    const double tol = QuantTypeTolerance(type) * std::min(1.0, max_abs / 5.0) + 0.5 / scale;
-    std::printf("moe %-18s max |dlogit| = %.6f (tolerance %.4f)\n", family.c_str(), max_diff, tol);
-    CHECK(max_diff <= tol);
-
-    auto s = NewSession(m, 256);
-    std::vector<float> chunked;
-    size_t at = 0;
-    for (size_t len : {13, 27, 24}) {
-      auto part = s->Eval(std::span<const TokenId>(prompt.data() + at, len), /*all_logits=*/true);
-      REQUIRE(part.ok());
-      chunked.insert(chunked.end(), part->begin(), part->end());
-      at += len;
-    }
-    REQUIRE(at == prompt.size());
-    CHECK(chunked == *whole);
-    ++n;
-  }
+  // The type's tolerance scaled down for models whose logits are small (|logit| < 5).
+  const int n = CheckTableGoldens(
+      "moe-", "make_moe_models.py",
+      [](const std::string& type, double max_abs) { return QuantTypeTolerance(type) * std::min(1.0, max_abs / 5.0); },
+      {13, 27, 24});
   CHECK(n >= 4);
 }
 

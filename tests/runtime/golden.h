@@ -1,8 +1,14 @@
 // Reading the llama.cpp goldens (tests/golden/llamacpp/, written by tests/oracles/).
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,6 +143,60 @@ inline std::unique_ptr<Session> NewSession(std::shared_ptr<const Model> m, int64
   auto s = Session::Create(std::move(m), o);
   REQUIRE(s.ok());
   return std::move(*s);
+}
+
+// The table goldens (tests/oracles/llamacpp_common.write_table_goldens): for every
+// GoldenDir()/<prefix>*.json, the fixture it names prefilled whole must give all of
+// llama.cpp's logit rows within tol(type, max |golden logit|) + the golden's rounding,
+// and prefilled in `chunks` (a sum of the prompt's length) the same bits as whole.
+// `generator` names the fixture script in the message when a fixture is missing.
+// Returns how many goldens it checked.
+template <typename Tol>
+int CheckTableGoldens(const std::string& prefix, const char* generator, Tol tol,
+                      std::initializer_list<size_t> chunks) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(GoldenDir())) {
+    const std::string fname = entry.path().filename().string();
+    if (fname.rfind(prefix, 0) != 0 || entry.path().extension() != ".json") continue;
+    simdjson::dom::parser parser;
+    auto doc = parser.load(entry.path().string());
+    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const std::string family = std::string(std::string_view(doc["family"]));
+    const std::string type = std::string(std::string_view(doc["type"]));
+    const std::string path = std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"]));
+    if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run " << generator << ")");
+    auto prompt = Ints(doc["prompt_tokens"]);
+    const int64_t n_vocab = int64_t(doc["n_vocab"]);
+    const double scale = double(doc["scale"]);
+    auto want = I16FromZlibB64(std::string_view(doc["logits_i16_zlib_b64"]), prompt.size() * n_vocab, scale);
+    REQUIRE(want.size() == prompt.size() * n_vocab);
+    INFO("family " << family);
+    auto m = Load(path);
+    auto whole = NewSession(m, 256)->Eval(prompt, /*all_logits=*/true);
+    INFO(whole.status().ToString());
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() == want.size());
+    double max_diff = 0, max_abs = 0;
+    for (float v : want) max_abs = std::max(max_abs, double(std::fabs(v)));
+    for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
+    const double limit = tol(type, max_abs) + 0.5 / scale;
+    std::printf("%s%-18s max |dlogit| = %.6f (tolerance %.4f)\n", prefix.c_str(), family.c_str(), max_diff, limit);
+    CHECK(max_diff <= limit);
+
+    auto s = NewSession(m, 256);
+    std::vector<float> chunked;
+    size_t at = 0;
+    for (size_t len : chunks) {
+      auto part = s->Eval(std::span<const TokenId>(prompt.data() + at, len), /*all_logits=*/true);
+      REQUIRE(part.ok());
+      chunked.insert(chunked.end(), part->begin(), part->end());
+      at += len;
+    }
+    REQUIRE(at == prompt.size());
+    CHECK(chunked == *whole);
+    ++n;
+  }
+  return n;
 }
 
 inline std::optional<std::string> DefaultModel() {
