@@ -10,47 +10,22 @@ whole file in memory): blocks come from a pool of random Q4_0 blocks with small 
 scales, taken at a rotating offset per tensor, so the activations stay finite."""
 import argparse
 import pathlib
+import sys
 
 import gguf
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from random_q4_0_gguf import BLOCK, add_llama_vocab, tile_q4_0  # noqa: E402
+
 T = gguf.GGMLQuantizationType
 N_EMBD, N_FF, N_HEAD, N_VOCAB = 4096, 11008, 32, 32000
-BLOCK = 18  # Q4_0: f16 d | 16 bytes of nibbles
 
 
 def block_pool(rng, n_blocks):
     d = (rng.uniform(0.5, 1.5, n_blocks) * 0.02 / 4.6).astype(np.float16).view(np.uint8).reshape(-1, 2)
     q = rng.integers(0, 256, size=(n_blocks, 16), dtype=np.uint8)
     return np.ascontiguousarray(np.concatenate([d, q], axis=1))
-
-
-def q4_0(pool, rows, cols, salt):
-    nb = rows * cols // 32
-    start = (salt * 7919) % len(pool)
-    idx = (np.arange(nb, dtype=np.int64) + start) % len(pool)
-    return pool[idx].reshape(rows, cols // 32 * BLOCK)
-
-
-def vocab(w):
-    tokens, scores, types = ["<unk>", "<s>", "</s>"], [0.0, 0.0, 0.0], [2, 3, 3]
-    tokens += [f"<0x{b:02X}>" for b in range(256)]
-    scores += [0.0] * 256
-    types += [6] * 256
-    i = 0
-    while len(tokens) < N_VOCAB:
-        tokens.append(f"\u2581w{i}")
-        scores.append(-float(i))
-        types.append(1)
-        i += 1
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_scores(scores)
-    w.add_token_types(types)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_unk_token_id(0)
-    w.add_add_bos_token(True)
 
 
 def main():
@@ -72,7 +47,7 @@ def main():
     w.add_rope_freq_base(10000.0)
     w.add_rope_dimension_count(N_EMBD // N_HEAD)
     w.add_file_type(2)  # MOSTLY_Q4_0
-    vocab(w)
+    add_llama_vocab(w, N_VOCAB)
     plan = [("token_embd.weight", "q", N_VOCAB, N_EMBD), ("output_norm.weight", "n", N_EMBD, 0),
             ("output.weight", "q", N_VOCAB, N_EMBD)]
     for l in range(a.layers):
@@ -95,7 +70,7 @@ def main():
         if kind == "n":
             w.write_tensor_data(rng.uniform(0.8, 1.2, rows).astype(np.float32))
         else:
-            w.write_tensor_data(q4_0(pool, rows, cols, salt))
+            w.write_tensor_data(tile_q4_0(pool, (rows, cols), salt))
     w.close()
 
 

@@ -14,12 +14,15 @@ activations stay finite; router rows have std 2 / sqrt(n_embd) so routing is not
 The vocabulary is byte-fallback SentencePiece-style (as benchmarks/make_7b_q4_0.py)."""
 import argparse
 import pathlib
+import sys
 
 import gguf
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from random_q4_0_gguf import BLOCK, add_llama_vocab, tile_q4_0  # noqa: E402
+
 T = gguf.GGMLQuantizationType
-BLOCK = 18  # Q4_0: f16 d | 16 bytes of nibbles
 
 
 def block_pool(rng, n_blocks, scale):
@@ -30,36 +33,6 @@ def block_pool(rng, n_blocks, scale):
     hi = rng.integers(1, 16, size=(n_blocks, 16), dtype=np.uint8)
     q = lo | (hi << 4)
     return np.ascontiguousarray(np.concatenate([d, q], axis=1))
-
-
-def q4_0(pool, shape, salt):
-    """Q4_0 bytes of a tensor of `shape` (numpy order, last dim = columns)."""
-    *lead, cols = shape
-    nb = int(np.prod(lead)) * cols // 32
-    start = (salt * 7919) % len(pool)
-    idx = (np.arange(nb, dtype=np.int64) + start) % len(pool)
-    return pool[idx].reshape(*lead, cols // 32 * BLOCK)
-
-
-def vocab(w, n_vocab):
-    tokens, scores, types = ["<unk>", "<s>", "</s>"], [0.0, 0.0, 0.0], [2, 3, 3]
-    tokens += [f"<0x{b:02X}>" for b in range(256)]
-    scores += [0.0] * 256
-    types += [6] * 256
-    i = 0
-    while len(tokens) < n_vocab:
-        tokens.append(f"\u2581w{i}")
-        scores.append(-float(i))
-        types.append(1)
-        i += 1
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_scores(scores)
-    w.add_token_types(types)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_unk_token_id(0)
-    w.add_add_bos_token(True)
 
 
 def main():
@@ -93,7 +66,7 @@ def main():
     w.add_expert_count(n_exp)
     w.add_expert_used_count(a.top_k)
     w.add_file_type(2)  # MOSTLY_Q4_0
-    vocab(w, a.vocab)
+    add_llama_vocab(w, a.vocab)
     nkv = a.kv_heads * hd
     # (name, kind, numpy shape): q = Q4_0, n = F32 norm, r = F32 router
     plan = [("token_embd.weight", "q", (a.vocab, E)), ("output_norm.weight", "n", (E,)),
@@ -121,7 +94,7 @@ def main():
         elif kind == "r":
             w.write_tensor_data((rng.standard_normal(shape) * 2.0 / np.sqrt(E)).astype(np.float32))
         else:
-            w.write_tensor_data(q4_0(pool, shape, salt))
+            w.write_tensor_data(tile_q4_0(pool, shape, salt))
     w.close()
 
 
