@@ -58,7 +58,6 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       w16.assign(n, 0);
       const float* qr = q + (t * Hq + h) * D;
       kernels::ConvertRowF16(qr, q16.data(), D);
-      float mx = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < n; ++j) {
         const int64_t pj = cache.CellPos(j);
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
@@ -66,27 +65,8 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
         float sj = dot(cache.K(p.layer, j) + hk * D, q16.data(), D) * p.scale;
         if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
         w[j] = sj;
-        mx = std::max(mx, sj);
       }
-      // exp as ggml_v_expf; the sum as ggml_vec_soft_max_f32's AVX-512 loop: each group
-      // of 16 reduced in float (_mm512_reduce_add_ps order), then added in double.
-      double sum = 0.0;
-      for (int64_t j0 = 0; j0 < n; j0 += 16) {
-        float e[16];
-        for (int l = 0; l < 16; ++l) e[l] = w[j0 + l] - mx;
-        ExpGgmlRow(e, e, 16);
-        for (int l = 0; l < 16; ++l) {
-          if (w[j0 + l] == -std::numeric_limits<float>::infinity()) e[l] = 0.0f;
-          w[j0 + l] = e[l];
-        }
-        float a[8], b4[4];
-        for (int l = 0; l < 8; ++l) a[l] = e[l] + e[l + 8];
-        for (int l = 0; l < 4; ++l) b4[l] = a[l] + a[l + 4];
-        const float c0 = b4[0] + b4[2], c1 = b4[1] + b4[3];
-        sum += static_cast<double>(c0 + c1);
-      }
-      const float inv = static_cast<float>(1.0 / sum);
-      for (int64_t j = 0; j < n; ++j) w[j] = w[j] * inv;
+      SoftmaxGgml(w.data(), n);  // masked cells stay -inf and come out 0
       kernels::ConvertRowF16(w.data(), w16.data(), n);
       float* o = out + (t * Hq + h) * Dv;
       for (int64_t d = 0; d < Dv; ++d) o[d] = dot(cache.Vt(p.layer, hk, d), w16.data(), n);

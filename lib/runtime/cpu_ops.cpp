@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "formats/fp16.h"
@@ -199,6 +200,29 @@ void ExpGgmlRow(const float* x, float* y, int64_t n) {
   if (kernels::CpuHasAvx2()) return ExpRowAvx2(x, y, n);
 #endif
   for (int64_t i = 0; i < n; ++i) y[i] = ExpGgml(x[i]);
+}
+
+void SoftmaxGgml(float* v, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, v[i]);
+  double sum = 0.0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    float e[16];
+    for (int l = 0; l < 16; ++l) e[l] = v[i + l] - mx;
+    ExpGgmlRow(e, e, 16);
+    for (int l = 0; l < 16; ++l) v[i + l] = v[i + l] == -std::numeric_limits<float>::infinity() ? 0.0f : e[l];
+    float a[8], b4[4];
+    for (int l = 0; l < 8; ++l) a[l] = v[i + l] + v[i + l + 8];
+    for (int l = 0; l < 4; ++l) b4[l] = a[l] + a[l + 4];
+    sum += static_cast<double>((b4[0] + b4[2]) + (b4[1] + b4[3]));
+  }
+  for (; i < n; ++i) {  // leftovers: libm expf
+    v[i] = std::exp(v[i] - mx);
+    sum += static_cast<double>(v[i]);
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t j = 0; j < n; ++j) v[j] = v[j] * inv;
 }
 
 float Silu(float x) { return x / (1.0f + ExpGgml(-x)); }

@@ -49,6 +49,12 @@ float ExpGgml(float x);
 // |n| <= 126 (an exact power of two, so p * 2^n rounds once, as ldexp does); lanes
 // outside that range go through the scalar code. Bit-identical to ExpGgml.
 void ExpGgmlRow(const float* x, float* y, int64_t n);
+// Softmax in place as llama.cpp's CPU soft_max (ggml_vec_soft_max_f32, AVX-512
+// build), then the scale by 1 / sum: v[i] = ExpGgml(v[i] - max) (-inf gives 0), the
+// sum taken per group of 16 in _mm512_reduce_add_ps order and the groups added in
+// double; a tail of n % 16 goes through libm's expf, added in double. Used by
+// attention and the MoE router.
+void SoftmaxGgml(float* v, int64_t n);
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
 void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up

@@ -8,6 +8,10 @@ namespace uaii::runtime {
 
 absl::Status Linear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) {
   if (WeightSource* src = WeightSourceScope::Current()) return src->Linear(w, x, batch, y, pool);
+  return ResidentLinear(w, x, batch, y, pool);
+}
+
+absl::Status ResidentLinear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) {
   if (const uint8_t* il = InterleavedData(w))
     return kernels::MatMulInterleaved(w.type, il, w.shape[0], w.shape[1], x, batch, y, pool);
   return MatMul(w.type, w.data, w.shape[0], w.shape[1], x, batch, y, pool);

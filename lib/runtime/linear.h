@@ -12,6 +12,10 @@ namespace uaii::runtime {
 // Delegates to the kernels' MatMul (ggml's activation formats and f32 order).
 absl::Status Linear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool);
 
+// The same on W's bytes in memory, never through a weight source: its interleaved copy
+// (weights.h) when one was made, else the row-major bytes at w.data.
+absl::Status ResidentLinear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool);
+
 // y [n, cols] = rows `ids` of W [rows, cols], dequantized (ggml_get_rows).
 absl::Status EmbedRows(const BoundWeight& w, const int32_t* ids, int64_t n, float* y);
 

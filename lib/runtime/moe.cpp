@@ -5,45 +5,15 @@
 #include <limits>
 #include <numeric>
 
-#include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "runtime/cpu_ops.h"
+#include "runtime/linear.h"
 #include "runtime/moe_cache.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
-namespace {
-
-// y [batch, rows] = x [batch, cols] . W^T on a resident 2-D weight.
-absl::Status Mm(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) {
-  if (const uint8_t* il = InterleavedData(w))
-    return kernels::MatMulInterleaved(w.type, il, w.shape[0], w.shape[1], x, batch, y, pool);
-  return MatMul(w.type, w.data, w.shape[0], w.shape[1], x, batch, y, pool);
-}
-
-// ggml_vec_soft_max_f32 (AVX-512 build) on one row, then the scale by 1 / sum.
-void SoftmaxRow(float* v, int64_t n) {
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, v[i]);
-  double sum = 0.0;
-  int64_t i = 0;
-  for (; i + 15 < n; i += 16) {  // ggml_v_expf, _mm512_reduce_add_ps order
-    float e[16];
-    for (int l = 0; l < 16; ++l) v[i + l] = e[l] = ExpGgml(v[i + l] - mx);
-    float a[8], b4[4];
-    for (int l = 0; l < 8; ++l) a[l] = e[l] + e[l + 8];
-    for (int l = 0; l < 4; ++l) b4[l] = a[l] + a[l + 4];
-    sum += static_cast<double>((b4[0] + b4[2]) + (b4[1] + b4[3]));
-  }
-  for (; i < n; ++i) {  // leftovers: libm expf
-    v[i] = std::exp(v[i] - mx);
-    sum += static_cast<double>(v[i]);
-  }
-  const float inv = static_cast<float>(1.0 / sum);
-  for (int64_t j = 0; j < n; ++j) v[j] *= inv;
-}
-
-}  // namespace
+// Expert and shared-expert matmuls on resident bytes (bank slices, cache slices).
+constexpr auto Mm = ResidentLinear;
 
 BoundWeight ExpertSlice(const BoundWeight& bank, int64_t e) {
   BoundWeight w = bank;
@@ -98,7 +68,7 @@ void MoeGate(MoeGating g, float* logits, int64_t T, int64_t n_expert) {
   for (int64_t t = 0; t < T; ++t) {
     float* v = logits + t * n_expert;
     if (g == MoeGating::kSoftmax) {
-      SoftmaxRow(v, n_expert);
+      SoftmaxGgml(v, n_expert);
     } else {
       for (int64_t i = 0; i < n_expert; ++i) v[i] = 1.0f / (1.0f + std::exp(-v[i]));
     }
