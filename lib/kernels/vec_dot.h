@@ -21,10 +21,15 @@
 //  * 32-blocks, as ggml's *_generic vec_dot: sumf += ...
 //      Q4_0: (sumi * d_w) * d_x      Q5_0: (d_w * d_x) * sumi     Q8_0: sumi * (d_w * d_x)
 //      Q4_1/Q5_1: (d_w * d_x) * sumi + m_w * s_x
-//  * K-quants, as ggml's *_generic vec_dot: 8 int32 lanes aux[l] gather element
-//    positions p with p % 8 == l (times their sub-block scale); per block
-//    sums[l] += (d_w * d_x) * aux[l] and (Q4_K/Q5_K) sumf -= (dmin_w * d_x) * summins;
-//    at the end sumf += sums[0] ... += sums[7].
+//  * K-quants: one exact int32 per 256-block, isum = sum_p scale(p) * q_p * x_p (Q2_K:
+//    sum_p sc_lo(p) * q_p * x_p), so SIMD code may add the products in any order; then
+//      Q3_K, Q6_K:  sumf += (d_w * d_x) * isum
+//      Q4_K, Q5_K:  sumf += (d_w * d_x) * isum;  sumf -= (dmin_w * d_x) * summins
+//      Q2_K:        sumf += (d_w * d_x) * isum - (dmin_w * d_x) * summins   (ggml's order)
+//    with summins = sum over sub-blocks of min * (bsum of the sub-block). Not ggml's
+//    generic order (8 lane sums scaled separately), which forces a per-lane f32 step
+//    and keeps SIMD code from adding a sub-block's products before scaling; the
+//    difference from ggml is last-bit rounding of the kind between its own SIMD paths.
 #pragma once
 #include <cstdint>
 

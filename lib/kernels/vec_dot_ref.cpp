@@ -136,43 +136,45 @@ float DotQ5_1(const void* wv, const void* xv, int64_t n) {
   return sumf;
 }
 
-// --- K-quants. Decoded weights q[256] and per-16 scales, then ggml's lane sums. ---
+// --- K-quants. Decoded weights q[256] and per-16 scales, then one exact int32 sum per
+// super-block (any summation order gives the same integer), scaled once in f32. ---
 
-// aux[l] += scale(p) * q[p] * x[p] over p % 8 == l; scale16[p / 16].
-inline void LaneSums(const int8_t* q, const int8_t* x, const int* scale16, int32_t aux[8]) {
-  for (int p = 0; p < kQK_K; ++p) aux[p % 8] += scale16[p / 16] * (q[p] * x[p]);
+// sum over the super-block of scale16[p / 16] * q[p] * x[p]; |sum| < 2^31 for every
+// K-quant (largest: Q6_K, 256 * 32 * 128 * 128 = 2^28).
+inline int32_t ScaledSum(const int8_t* q, const int8_t* x, const int* scale16) {
+  int32_t sum = 0;
+  for (int p = 0; p < kQK_K; ++p) sum += scale16[p / 16] * (q[p] * x[p]);
+  return sum;
 }
 
-// Q4_K / Q5_K share everything but the decode of q.
+// Q4_K / Q5_K share everything but the decode of q. Per super-block, in this order:
+// sumf += (d_w * d_x) * isum; sumf -= (dmin_w * d_x) * summins.
 template <typename Block, bool kFive>
 float DotQ45K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const Block*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float sums[8] = {};
   float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     int8_t q[kQK_K];
     int scale16[16];
-    int sumi = 0;
+    int summins = 0;
     for (int s = 0; s < 8; ++s) {
       uint8_t sc, m;
       ScaleMinK4(s, w[i].scales, &sc, &m);
       scale16[2 * s] = scale16[2 * s + 1] = sc;
-      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * m;
+      summins += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * m;
       for (int l = 0; l < 32; ++l) {
         int v = (w[i].qs[32 * (s / 2) + l] >> (4 * (s % 2))) & 0xF;
         if constexpr (kFive) v |= ((reinterpret_cast<const BlockQ5_K*>(&w[i])->qh[l] >> s) & 1) << 4;
         q[32 * s + l] = static_cast<int8_t>(v);
       }
     }
-    int32_t aux[8] = {};
-    LaneSums(q, x[i].qs, scale16, aux);
+    const int32_t isum = ScaledSum(q, x[i].qs, scale16);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    for (int l = 0; l < 8; ++l) sums[l] += d * static_cast<float>(aux[l]);
+    sumf += d * static_cast<float>(isum);
     const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
-    sumf -= dmin * static_cast<float>(sumi);
+    sumf -= dmin * static_cast<float>(summins);
   }
-  for (int l = 0; l < 8; ++l) sumf += sums[l];
   return sumf;
 }
 
@@ -200,11 +202,11 @@ float DotQ2_K(const void* wv, const void* xv, int64_t n) {
 }
 
 // Q3_K: element e = 128h + 32k + l has q = ((qs[32h + l] >> 2k) & 3) - 4 unless bit
-// 4h + k of hmask[l] is set; signed 6-bit scale ScaleQ3K(e / 16); lane sums as Q6_K.
+// 4h + k of hmask[l] is set; signed 6-bit scale ScaleQ3K(e / 16); one scaled int32 sum per super-block as Q6_K.
 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ3_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float sums[8] = {};
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     int8_t q[kQK_K];
     int scale16[16];
@@ -214,20 +216,16 @@ float DotQ3_K(const void* wv, const void* xv, int64_t n) {
       q[e] = static_cast<int8_t>(lo - ((w[i].hmask[l] >> (4 * h + k)) & 1 ? 0 : 4));
     }
     for (int j = 0; j < 16; ++j) scale16[j] = ScaleQ3K(j, w[i].scales);
-    int32_t aux[8] = {};
-    LaneSums(q, x[i].qs, scale16, aux);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    for (int l = 0; l < 8; ++l) sums[l] += d * static_cast<float>(aux[l]);
+    sumf += d * static_cast<float>(ScaledSum(q, x[i].qs, scale16));
   }
-  float sumf = 0;
-  for (int l = 0; l < 8; ++l) sumf += sums[l];
   return sumf;
 }
 
 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ6_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float sums[8] = {};
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     int8_t q[kQK_K];
     int scale16[16];
@@ -238,13 +236,9 @@ float DotQ6_K(const void* wv, const void* xv, int64_t n) {
       q[e] = static_cast<int8_t>((lo | (hi << 4)) - 32);
     }
     for (int j = 0; j < 16; ++j) scale16[j] = w[i].scales[j];
-    int32_t aux[8] = {};
-    LaneSums(q, x[i].qs, scale16, aux);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    for (int l = 0; l < 8; ++l) sums[l] += d * static_cast<float>(aux[l]);
+    sumf += d * static_cast<float>(ScaledSum(q, x[i].qs, scale16));
   }
-  float sumf = 0;
-  for (int l = 0; l < 8; ++l) sumf += sums[l];
   return sumf;
 }
 
