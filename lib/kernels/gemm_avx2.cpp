@@ -8,6 +8,7 @@
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
 #include "kernels/gemm_tile.h"
+#include "kernels/kquant_scales.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -20,7 +21,6 @@ namespace uaii::kernels {
 #ifdef UAII_HAVE_AVX2_TILES
 namespace avx512_tiles {
 TileFn Tile(TensorType type);
-void PermuteQ8K(void* blocks, int64_t n_blocks);
 }  // namespace avx512_tiles
 
 namespace avx2_tiles {
@@ -35,19 +35,6 @@ bool CpuHasAvx512Vnni() {
 }
 }  // namespace
 #endif  // UAII_HAVE_AVX2_TILES
-
-bool TileWantsPermutedQ8K(TensorType type) {
-  return type == TensorType::Q4_K || type == TensorType::Q5_K || type == TensorType::Q6_K;
-}
-
-void PermuteQ8KForTiles(void* blocks, int64_t n_blocks) {
-#ifdef UAII_HAVE_AVX2_TILES
-  avx2_tiles::PermuteQ8K(blocks, n_blocks);
-#else
-  (void)blocks;
-  (void)n_blocks;
-#endif
-}
 
 TileFn TileAvx2(TensorType type) {
 #ifdef UAII_HAVE_AVX2_TILES

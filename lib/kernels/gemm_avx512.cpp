@@ -1,5 +1,5 @@
 // The register tiles (gemm_tile_body.inc) built for AVX-512VL + BW + VNNI: 32 vector
-// registers (a 4x4 tile no longer spills) and vpdpbusd for the integer dots. Chosen
+// registers (a 4x4 tile no longer spills) and vpdpbusd / vpdpwssd for the integer dots. Chosen
 // at run time by TileAvx2() when the CPU has these extensions.
 #include <cstring>
 #include <type_traits>
@@ -7,6 +7,7 @@
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
 #include "kernels/gemm_tile.h"
+#include "kernels/kquant_scales.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

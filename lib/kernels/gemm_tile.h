@@ -24,21 +24,12 @@ inline constexpr int kTileRows = 4;
 inline constexpr int kTileCols = 4;
 
 // w: kTileRows packed rows, w_stride bytes apart; x: `cols` activation rows,
-// x_stride bytes apart; n: elements per row. For K-quant weights the Q8_K activation
-// rows must have gone through PermuteQ8KForTiles first.
+// x_stride bytes apart; n: elements per row.
 using TileFn = void (*)(const void* w, int64_t w_stride, const void* x, int64_t x_stride,
                         int64_t n, int cols, float* y, int64_t y_stride);
 
 // AVX2+FMA+F16C tiles; nullptr when not compiled in or no tile for the type.
 // Callers must check CpuHasAvx2() first.
 TileFn TileAvx2(TensorType type);
-
-// True for the types whose tiles read lane-permuted Q8_K activations (K-quants).
-bool TileWantsPermutedQ8K(TensorType type);
-
-// Reorders the bytes of every 32-element window of the Q8_K blocks' qs into the
-// lane order the K-quant tiles consume (once per activation row, instead of once
-// per weight row); d and bsums are unchanged. Requires CpuHasAvx2().
-void PermuteQ8KForTiles(void* blocks, int64_t n_blocks);
 
 }  // namespace uaii::kernels

@@ -111,9 +111,8 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   const int64_t act_bytes = ActRowBytes(act, in);
   // The calling thread's scratch, reused across calls (no allocation per token once
   // warm); bound to references so that pool workers' lambdas see this thread's.
-  thread_local std::vector<uint8_t> acts_scratch, perm_scratch;
+  thread_local std::vector<uint8_t> acts_scratch;
   std::vector<uint8_t>& acts = acts_scratch;
-  std::vector<uint8_t>& acts_perm = perm_scratch;
   acts.resize(static_cast<size_t>(act_bytes * batch));
   ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, acts.data() + b * act_bytes);
@@ -127,13 +126,6 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   const int64_t wrow = static_cast<int64_t>(*row_bytes);
   const kernels::TileFn tile = kc->tile;
-  // K-quant tiles read lane-permuted activations; the row kernel keeps the originals.
-  const uint8_t* tile_acts = acts.data();
-  if (tile != nullptr && kernels::TileWantsPermutedQ8K(type) && out >= kernels::kTileRows) {
-    acts_perm.assign(acts.begin(), acts.end());
-    kernels::PermuteQ8KForTiles(acts_perm.data(), static_cast<int64_t>(acts_perm.size() / sizeof(quant::BlockQ8_K)));
-    tile_acts = acts_perm.data();
-  }
   constexpr int64_t R = kernels::kTileRows, C = kernels::kTileCols;
   const int64_t kCacheRows = batch == 1 ? 64 : 16;
   const int64_t groups = (out + R - 1) / R;
@@ -153,7 +145,7 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
             // order, restores streaming speed.
             if (b == 0 && o + 3 * R <= out)
               for (int64_t p = 0; p < R * wrow; p += 64) __builtin_prefetch(wb + (o + 2 * R) * wrow + p);
-            tile(wb + o * wrow, wrow, tile_acts + b * act_bytes, act_bytes, in, cols, y + b * out + o, out);
+            tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);
           }
         }
         for (; o < t1; ++o)

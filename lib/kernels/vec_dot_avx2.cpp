@@ -11,6 +11,7 @@
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
+#include "kernels/kquant_scales.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -238,113 +239,126 @@ UAII_AVX2 float DotQ8_0(const void* w, const void* x, int64_t n) { return DotBlo
 
 // --- K-quants ---
 //
-// The reference's lane l sums positions p % 8 == l. For a window of 32 elements
-// e0..e31, LanePerm reorders bytes to (e0 e8 e16 e24, e1 e9 e17 e25, ..., e3 e11 e19
-// e27 | e4 e12 e20 e28, ..., e7 e15 e23 e31): vpermd moves dwords (0 2 4 6 | 1 3 5 7),
-// then a 4x4 byte transpose inside each 128-bit half. maddubs then pairs (e_l, e_l+8)
-// and (e_l+16, e_l+24), and madd with per-pair scales sums each lane's four products
-// into int32 lane l, in natural lane order.
-UAII_AVX2 inline __m256i LanePerm(__m256i v) {
-  v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
-                                                 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+// The reference's one exact int32 per super-block, isum = sum_p scale(p) q_p x_p, in
+// any order: maddubs gives int16 pair sums of one sub-block's products (unsigned
+// weights, bounds per kernel), one madd with the sub-block's scale adds them into
+// int32 lanes, one horizontal sum per block. Then the reference's f32 steps in its
+// order: sumf += d * isum (Q4_K / Q5_K then sumf -= dmin * summins), mul then add.
+// Q3_K / Q6_K are stored with an offset (q = u - 4, u - 32); their kernels take u
+// and subtract offset * sum_j sc_j bsums[j] (bsums[j]: the activation sum of the
+// 16-element sub-block j, as QuantizeRowQ8_K writes it).
+
+// Sum of the 8 int32 lanes of v and of the 4 of m (exact): {sum(v), sum(m)}.
+UAII_AVX2 inline void Hsum2(__m256i v, __m128i m, int* sv, int* sm) {
+  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i h = _mm_hadd_epi32(s, m);        // v01 v23 m01 m23
+  const __m128i t = _mm_hadd_epi32(h, h);        // sum(v) sum(m) ..
+  *sv = _mm_cvtsi128_si32(t);
+  *sm = _mm_extract_epi32(t, 1);
 }
 
-// int32 lanes: scale_lo * (q_l x_l + q_l+8 x_l+8) + scale_hi * (q_l+16 x_l+16 + q_l+24 x_l+24)
-// for unsigned q (<= 31 here: pairs <= 2 * 31 * 128).
-UAII_AVX2 inline __m256i LaneDotU(__m256i q, __m256i x, __m256i scales16) {
-  return _mm256_madd_epi16(_mm256_maddubs_epi16(LanePerm(q), LanePerm(x)), scales16);
-}
-
-// Same for signed q in [-32, 31] (pairs <= 2 * 32 * 128).
-UAII_AVX2 inline __m256i LaneDotS(__m256i q, __m256i x, __m256i scales16) {
-  const __m256i qp = LanePerm(q), xp = LanePerm(x);
-  const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(qp, qp), _mm256_sign_epi8(xp, qp));
-  return _mm256_madd_epi16(p, scales16);
-}
-
+// Q4_K / Q5_K: sub-block s = 2k + j (elements 32s + l) is nibble j of qs[32k + l], Q5_K
+// adds bit s of qh[l] as bit 4; q <= 31, so maddubs pairs stay <= 2 * 31 * 128 and madd
+// with the 6-bit scale is exact. summins: the 8 sub-block sums bsums[2s] + bsums[2s+1]
+// (|.| <= 32 * 128, one hadd) times the mins, one madd.
 template <bool kFive>
 UAII_AVX2 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
   using Block = std::conditional_t<kFive, BlockQ5_K, BlockQ4_K>;
   const auto* w = static_cast<const Block*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m256 sums = _mm256_setzero_ps();
   float sumf = 0;
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i m4 = _mm256_set1_epi8(0x0F), h16 = _mm256_set1_epi8(0x10);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    uint8_t sc[8], mn[8];
-    int sumi = 0;
-    for (int s = 0; s < 8; ++s) {
-      ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
-      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * mn[s];
-    }
-    __m256i qh;
+    alignas(16) uint8_t sm[16];
+    UnpackScalesMinsK4(w[i].scales, sm);
+    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm + 8)));
+    const __m128i bs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].bsums)),
+                                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].bsums + 8)));
+    __m256i qh = _mm256_setzero_si256();
     if constexpr (kFive) qh = LoadU256(w[i].qh);
-    __m256i aux = _mm256_setzero_si256();
-    for (int c = 0; c < 4; ++c) {
-      const __m256i bytes = LoadU256(w[i].qs + 32 * c);
+    __m256i acc = _mm256_setzero_si256();
+    for (int k = 0; k < 4; ++k) {
+      const __m256i bytes = LoadU256(w[i].qs + 32 * k);
       __m256i q0 = _mm256_and_si256(bytes, m4);
       __m256i q1 = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), m4);
       if constexpr (kFive) {
-        const __m256i b0 = _mm256_set1_epi8(static_cast<char>(1 << (2 * c)));
-        const __m256i b1 = _mm256_set1_epi8(static_cast<char>(1 << (2 * c + 1)));
-        const __m256i h16 = _mm256_set1_epi8(0x10);
-        q0 = _mm256_or_si256(q0, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, b0), b0), h16));
-        q1 = _mm256_or_si256(q1, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, b1), b1), h16));
+        // qh >> 2k holds bits 2k, 2k + 1 of every byte in bits 0, 1 (16-bit shifts:
+        // what crosses into the neighbour byte is masked off by 0x10).
+        q0 = _mm256_or_si256(q0, _mm256_and_si256(_mm256_slli_epi16(qh, 4), h16));
+        q1 = _mm256_or_si256(q1, _mm256_and_si256(_mm256_slli_epi16(qh, 3), h16));
+        qh = _mm256_srli_epi16(qh, 2);
       }
-      aux = _mm256_add_epi32(aux, LaneDotU(q0, LoadU256(x[i].qs + 64 * c),
-                                           _mm256_set1_epi16(sc[2 * c])));
-      aux = _mm256_add_epi32(aux, LaneDotU(q1, LoadU256(x[i].qs + 64 * c + 32),
-                                           _mm256_set1_epi16(sc[2 * c + 1])));
+      const int8_t* xq = x[i].qs + 64 * k;
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(q0, LoadU256(xq)),
+                                                    _mm256_set1_epi16(sm[2 * k])));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(q1, LoadU256(xq + 32)),
+                                                    _mm256_set1_epi16(sm[2 * k + 1])));
     }
+    int isum, summins;
+    Hsum2(acc, _mm_madd_epi16(bs, mins), &isum, &summins);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+    sumf += d * static_cast<float>(isum);
     const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
-    sumf -= dmin * static_cast<float>(sumi);
+    sumf -= dmin * static_cast<float>(summins);
   }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sums);
-  for (int l = 0; l < 8; ++l) sumf += lanes[l];
   return sumf;
 }
 
 UAII_AVX2 float DotQ4_K(const void* w, const void* x, int64_t n) { return DotQ45K<false>(w, x, n); }
 UAII_AVX2 float DotQ5_K(const void* w, const void* x, int64_t n) { return DotQ45K<true>(w, x, n); }
 
-// Window k of half h (elements 128h + 32k + l): low nibble k/2 of ql[64h + 32(k%2) + l],
-// high bits (qh[32h + l] >> 2k) & 3, minus 32; scales 8h + 2k (l < 16) and 8h + 2k + 1.
+// Q3_K / Q6_K share the 16-element sub-blocks and the window layout: window k of half h
+// (elements 128h + 32k + l) takes scale 8h + 2k for l < 16 and 8h + 2k + 1 for l >= 16.
+// ScalesHalf: the int16 scales 8h..8h+7 in both 128-bit halves (from the 16 scales s16);
+// WindowScales picks lane 2k in the low half and 2k + 1 in the high half.
+UAII_AVX2 inline __m256i ScalesHalf(__m256i s16, int h) {
+  return h ? _mm256_permute4x64_epi64(s16, 0xEE) : _mm256_permute4x64_epi64(s16, 0x44);
+}
+UAII_AVX2 inline __m256i WindowScales(__m256i sh, int k) {
+  const char b = static_cast<char>(4 * k);
+  return _mm256_shuffle_epi8(
+      sh, _mm256_setr_epi8(b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1,
+                           b + 2, b + 3, b + 2, b + 3, b + 2, b + 3, b + 2, b + 3, b + 2, b + 3, b + 2,
+                           b + 3, b + 2, b + 3, b + 2, b + 3));
+}
+// -offset * sum_j sc_j bsums[j] as 8 int32 lanes (offset * |sc| <= 4096 fits int16).
+UAII_AVX2 inline __m256i OffsetTerm(const BlockQ8_K& x, __m256i s16, int log2_offset) {
+  const __m256i neg = _mm256_sub_epi16(_mm256_setzero_si256(), _mm256_sll_epi16(s16, _mm_cvtsi32_si128(log2_offset)));
+  return _mm256_madd_epi16(LoadU256(x.bsums), neg);
+}
+
+// Q6_K: window k of half h: low nibble k / 2 of ql[64h + 32 (k % 2) + l], high bits
+// (qh[32h + l] >> 2k) & 3; u = 0..63 (maddubs pairs <= 2 * 63 * 128), q = u - 32.
 UAII_AVX2 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ6_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m256 sums = _mm256_setzero_ps();
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
-  const __m256i off = _mm256_set1_epi8(32);
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    __m256i aux = _mm256_setzero_si256();
+    const __m256i s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w[i].scales)));
+    __m256i acc = OffsetTerm(x[i], s16, 5);
     for (int h = 0; h < 2; ++h) {
-      const __m256i ql0 = LoadU256(w[i].ql + 64 * h);
-      const __m256i ql1 = LoadU256(w[i].ql + 64 * h + 32);
+      const __m256i sh = ScalesHalf(s16, h);
+      const __m256i ql0 = LoadU256(w[i].ql + 64 * h), ql1 = LoadU256(w[i].ql + 64 * h + 32);
       const __m256i qh = LoadU256(w[i].qh + 32 * h);
+      // (qh >> 2k) & 3 in bits 4..5 of each byte (16-bit shifts; crossings masked).
+      const __m256i hi[4] = {_mm256_and_si256(_mm256_slli_epi16(qh, 4), m30),
+                             _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30), _mm256_and_si256(qh, m30),
+                             _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30)};
       const __m256i lo[4] = {_mm256_and_si256(ql0, m4), _mm256_and_si256(ql1, m4),
                              _mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4),
                              _mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4)};
       for (int k = 0; k < 4; ++k) {
-        const __m256i hi = _mm256_slli_epi16(
-            _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * k)), m2), 4);
-        const __m256i q = _mm256_sub_epi8(_mm256_or_si256(lo[k], hi), off);
-        const int sa = w[i].scales[8 * h + 2 * k], sb = w[i].scales[8 * h + 2 * k + 1];
-        const __m256i scales16 = _mm256_set1_epi32(static_cast<int>(
-            (static_cast<uint32_t>(sb) << 16) | (static_cast<uint32_t>(sa) & 0xFFFFu)));
-        aux = _mm256_add_epi32(aux, LaneDotS(q, LoadU256(x[i].qs + 128 * h + 32 * k), scales16));
+        const __m256i u = _mm256_or_si256(lo[k], hi[k]);
+        const __m256i p = _mm256_maddubs_epi16(u, LoadU256(x[i].qs + 128 * h + 32 * k));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, WindowScales(sh, k)));
       }
     }
+    int isum, unused;
+    Hsum2(acc, _mm_setzero_si128(), &isum, &unused);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+    sumf += d * static_cast<float>(isum);
   }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sums);
-  float sumf = 0;
-  for (int l = 0; l < 8; ++l) sumf += lanes[l];
   return sumf;
 }
 
@@ -381,37 +395,40 @@ UAII_AVX2 float DotQ2_K(const void* wv, const void* xv, int64_t n) {
   return sumf;
 }
 
-// Q3_K: window k of half h (elements 128h + 32k + l): q = ((qs[32h + l] >> 2k) & 3) - 4
-// unless bit 4h + k of hmask[l] is set; signed scales ScaleQ3K(8h + 2k) (l < 16) and
-// ScaleQ3K(8h + 2k + 1); lane sums and f32 steps as Q6_K.
+// Q3_K: window k of half h: low bits (qs[32h + l] >> 2k) & 3, bit 4h + k of hmask[l]
+// as bit 2: u = 0..7 (maddubs pairs <= 2 * 7 * 128), q = u - 4; signed scales
+// ScaleQ3K (unpacked + 32, then - 32 in bytes).
 UAII_AVX2 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ3_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m256 sums = _mm256_setzero_ps();
-  const __m256i m2 = _mm256_set1_epi8(0x03), four = _mm256_set1_epi8(4);
+  const __m256i m3 = _mm256_set1_epi8(0x03), m4 = _mm256_set1_epi8(0x04);
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    const __m256i hm = LoadU256(w[i].hmask);
-    __m256i aux = _mm256_setzero_si256();
+    alignas(16) uint8_t sc[16];
+    UnpackScalesQ3K(w[i].scales, sc);
+    const __m256i s16 = _mm256_cvtepi8_epi16(
+        _mm_sub_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(sc)), _mm_set1_epi8(32)));
+    __m256i acc = OffsetTerm(x[i], s16, 2);
+    // hm >> (4h + k) holds bit 4h + k of every byte in bit 0 (16-bit shifts move the
+    // low byte's own bits down; the high byte's enter from the top and are masked off).
+    __m256i hm = LoadU256(w[i].hmask);
     for (int h = 0; h < 2; ++h) {
-      const __m256i bits = LoadU256(w[i].qs + 32 * h);
+      const __m256i sh = ScalesHalf(s16, h);
+      __m256i bits = LoadU256(w[i].qs + 32 * h);
       for (int k = 0; k < 4; ++k) {
-        const __m256i lo = _mm256_and_si256(_mm256_srl_epi16(bits, _mm_cvtsi32_si128(2 * k)), m2);
-        const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (4 * h + k)));
-        const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
-        const __m256i q = _mm256_sub_epi8(lo, _mm256_andnot_si256(set, four));
-        const int sa = ScaleQ3K(8 * h + 2 * k, w[i].scales), sb = ScaleQ3K(8 * h + 2 * k + 1, w[i].scales);
-        const __m256i scales16 = _mm256_set1_epi32(static_cast<int>(
-            (static_cast<uint32_t>(sb) << 16) | (static_cast<uint32_t>(sa) & 0xFFFFu)));
-        aux = _mm256_add_epi32(aux, LaneDotS(q, LoadU256(x[i].qs + 128 * h + 32 * k), scales16));
+        const __m256i u = _mm256_or_si256(_mm256_and_si256(bits, m3),
+                                          _mm256_and_si256(_mm256_slli_epi16(hm, 2), m4));
+        bits = _mm256_srli_epi16(bits, 2);
+        hm = _mm256_srli_epi16(hm, 1);
+        const __m256i p = _mm256_maddubs_epi16(u, LoadU256(x[i].qs + 128 * h + 32 * k));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, WindowScales(sh, k)));
       }
     }
+    int isum, unused;
+    Hsum2(acc, _mm_setzero_si128(), &isum, &unused);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(aux)));
+    sumf += d * static_cast<float>(isum);
   }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, sums);
-  float sumf = 0;
-  for (int l = 0; l < 8; ++l) sumf += lanes[l];
   return sumf;
 }
 
