@@ -6,8 +6,8 @@
 //    vec_dot_avx2.cpp), then the reference's scalar f32 term, added to sumf block by
 //    block. Scales convert with the scalar Fp16ToFp32 (no F16C at this level).
 //  * Q2_K: the reference's plain integer sum, then its f32 step.
-//  * Q3_K, Q4_K, Q5_K, Q6_K: the reference's 8 lane sums from one byte shuffle and
-//    maddubs / madd (below), f32 steps lane-wise as the reference.
+//  * Q3_K, Q4_K, Q5_K, Q6_K: the reference's one int32 per super-block from maddubs
+//    per sub-block and one madd with its scale (below), then its scalar f32 steps.
 //  * F16: both sides widen to f32 with an integer-only conversion (exactly
 //    Fp16ToFp32, NaN payloads included, independent of MXCSR); the reference's
 //    fma(w, x, acc) becomes mul + add, which is the same operation here because the
@@ -21,6 +21,7 @@
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
+#include "kernels/kquant_scales.h"
 #include "kernels/dispatch.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -141,62 +142,37 @@ UAII_SSE42 inline float DotQ_1(const void* wv, const void* xv, int64_t n) {
 UAII_SSE42 float DotQ4_1(const void* w, const void* x, int64_t n) { return DotQ_1<false, BlockQ4_1>(w, x, n); }
 UAII_SSE42 float DotQ5_1(const void* w, const void* x, int64_t n) { return DotQ_1<true, BlockQ5_1>(w, x, n); }
 
-// --- K-quants (Q4_K, Q5_K, Q6_K) ---
+// --- K-quants (Q3_K, Q4_K, Q5_K, Q6_K) ---
 //
-// The reference's lane l sums positions p % 8 == l. A 16-element window shuffled to
-// (e0 e8, e1 e9, ..., e7 e15) makes maddubs' int16 lane l hold q_l x_l + q_l+8 x_l+8;
-// madd with scales (s, 0, s, 0, ...) and (0, s, 0, s, ...) then gives the int32 lane
-// sums for even l (0 2 4 6) and odd l (1 3 5 7) in two vectors. The f32 steps are the
-// reference's, lane-wise, and the final sumf += sums[0] ... sums[7] runs in order.
-
-UAII_SSE42 inline __m128i LanePair(__m128i v) {
-  return _mm_shuffle_epi8(v, _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
-}
-UAII_SSE42 inline __m128i EvenScale(int s) { return _mm_set1_epi32(static_cast<int>(static_cast<uint16_t>(s))); }
-UAII_SSE42 inline __m128i OddScale(int s) {
-  return _mm_set1_epi32(static_cast<int>(static_cast<uint32_t>(static_cast<uint16_t>(s)) << 16));
-}
-
-// sums[l] += d * float(aux[l]) for the even and odd lanes.
-UAII_SSE42 inline void AddLaneTerms(float d, __m128i aux_e, __m128i aux_o, __m128* s_e, __m128* s_o) {
-  const __m128 vd = _mm_set1_ps(d);
-  *s_e = _mm_add_ps(*s_e, _mm_mul_ps(vd, _mm_cvtepi32_ps(aux_e)));
-  *s_o = _mm_add_ps(*s_o, _mm_mul_ps(vd, _mm_cvtepi32_ps(aux_o)));
-}
-UAII_SSE42 inline float AddLanes(float sumf, __m128 s_e, __m128 s_o) {
-  alignas(16) float e[4], o[4];
-  _mm_store_ps(e, s_e);
-  _mm_store_ps(o, s_o);
-  for (int j = 0; j < 4; ++j) {
-    sumf += e[j];
-    sumf += o[j];
-  }
-  return sumf;
-}
+// The reference's one exact int32 per super-block (any order, vec_dot.h): maddubs
+// int16 pair sums of one sub-block (unsigned weights; a 32-element sub-block's two
+// halves added in int16, bounds per kernel), one madd with the sub-block's scale into
+// int32 lanes, one horizontal sum per block; then the reference's scalar f32 steps.
+// Q3_K / Q6_K take u = q + 4 / q + 32 and subtract offset * sum_j sc_j bsums[j]
+// (bsums[j]: the activation sum of the 16-element sub-block j).
 
 // Sub-block s (elements 32s + l): nibble s % 2 of qs[32 (s / 2) + l], Q5_K adds bit s of
-// qh[l] as bit 4; unsigned q <= 31, so maddubs pairs stay <= 2 * 31 * 127 and the
-// int16 sum of the two windows <= 4 * 31 * 127.
+// qh[l] as bit 4; q <= 31, so the int16 sum of the two halves' maddubs pairs stays
+// <= 4 * 31 * 128 and madd with the 6-bit scale is exact. summins: the 8 sub-block
+// sums bsums[2s] + bsums[2s + 1] (one hadd) times the mins (one madd).
 template <bool kFive, typename Block>
 UAII_SSE42 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const Block*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
   float sumf = 0;
   const __m128i m4 = _mm_set1_epi8(0x0F), h16 = _mm_set1_epi8(0x10);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    uint8_t sc[8], mn[8];
-    int sumi = 0;
-    for (int s = 0; s < 8; ++s) {
-      ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
-      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * mn[s];
-    }
+    alignas(16) uint8_t sm[16];
+    UnpackScalesMinsK4(w[i].scales, sm);
+    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm + 8)));
+    const __m128i bs = _mm_hadd_epi16(Load128(x[i].bsums), Load128(x[i].bsums + 8));
+    const int summins = Hsum(_mm_madd_epi16(bs, mins));
     __m128i qh0 = _mm_setzero_si128(), qh1 = qh0;
     if constexpr (kFive) {
       qh0 = Load128(reinterpret_cast<const BlockQ5_K&>(w[i]).qh);
       qh1 = Load128(reinterpret_cast<const BlockQ5_K&>(w[i]).qh + 16);
     }
-    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    __m128i acc = _mm_setzero_si128();
     for (int s = 0; s < 8; ++s) {
       const uint8_t* qs = w[i].qs + 32 * (s / 2);
       __m128i q0 = Load128(qs), q1 = Load128(qs + 16);
@@ -207,58 +183,77 @@ UAII_SSE42 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
       q0 = _mm_and_si128(q0, m4);
       q1 = _mm_and_si128(q1, m4);
       if constexpr (kFive) {
-        const __m128i bit = _mm_set1_epi8(static_cast<char>(1 << s));
-        q0 = _mm_or_si128(q0, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh0, bit), bit), h16));
-        q1 = _mm_or_si128(q1, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(qh1, bit), bit), h16));
+        // qh >> s holds bit s of every byte in bit 0 (16-bit shifts: the neighbour
+        // byte's bits are masked off by 0x10).
+        q0 = _mm_or_si128(q0, _mm_and_si128(_mm_slli_epi16(qh0, 4), h16));
+        q1 = _mm_or_si128(q1, _mm_and_si128(_mm_slli_epi16(qh1, 4), h16));
+        qh0 = _mm_srli_epi16(qh0, 1);
+        qh1 = _mm_srli_epi16(qh1, 1);
       }
       const int8_t* xq = x[i].qs + 32 * s;
-      const __m128i p = _mm_add_epi16(_mm_maddubs_epi16(LanePair(q0), LanePair(Load128(xq))),
-                                      _mm_maddubs_epi16(LanePair(q1), LanePair(Load128(xq + 16))));
-      aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc[s])));
-      aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc[s])));
+      const __m128i p = _mm_add_epi16(_mm_maddubs_epi16(q0, Load128(xq)), _mm_maddubs_epi16(q1, Load128(xq + 16)));
+      acc = _mm_add_epi32(acc, _mm_madd_epi16(p, _mm_set1_epi16(sm[s])));
     }
+    const int isum = Hsum(acc);
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+    sumf += d * static_cast<float>(isum);
     const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
-    sumf -= dmin * static_cast<float>(sumi);
+    sumf -= dmin * static_cast<float>(summins);
   }
-  return AddLanes(sumf, s_e, s_o);
+  return sumf;
 }
 
 UAII_SSE42 float DotQ4_K(const void* w, const void* x, int64_t n) { return DotQ45K<false, BlockQ4_K>(w, x, n); }
 UAII_SSE42 float DotQ5_K(const void* w, const void* x, int64_t n) { return DotQ45K<true, BlockQ5_K>(w, x, n); }
 
+// Q3_K / Q6_K: the 16 int16 scales s16[0] (scales 0..7), s16[1] (8..15); Scale16(j)
+// broadcasts scale j by a byte shuffle.
+struct Scales16 {
+  __m128i s16[2];
+  UAII_SSE42 __m128i Scale(int j) const {
+    const char b = static_cast<char>(2 * (j % 8));
+    return _mm_shuffle_epi8(s16[j / 8], _mm_setr_epi8(b, b + 1, b, b + 1, b, b + 1, b, b + 1, b, b + 1, b,
+                                                      b + 1, b, b + 1, b, b + 1));
+  }
+  // -2^log2_offset * sum_j sc_j bsums[j] as 4 int32 lanes (offset * |sc| <= 4096).
+  UAII_SSE42 __m128i OffsetTerm(const BlockQ8_K& x, int log2_offset) const {
+    const __m128i cnt = _mm_cvtsi32_si128(log2_offset), z = _mm_setzero_si128();
+    return _mm_add_epi32(_mm_madd_epi16(Load128(x.bsums), _mm_sub_epi16(z, _mm_sll_epi16(s16[0], cnt))),
+                         _mm_madd_epi16(Load128(x.bsums + 8), _mm_sub_epi16(z, _mm_sll_epi16(s16[1], cnt))));
+  }
+};
+
 // Window (h, k, half): elements 128h + 32k + 16 half + j, low nibble k / 2 of
-// ql[64h + 32 (k % 2) + 16 half + j], high bits (qh[32h + 16 half + j] >> 2k) & 3, minus
-// 32, scale scales[8h + 2k + half]. Signed q in [-32, 31]: sign trick, pairs <= 2 * 32 * 127.
+// ql[64h + 32 (k % 2) + 16 half + j], high bits (qh[32h + 16 half + j] >> 2k) & 3,
+// scale scales[8h + 2k + half]; u = 0..63 (maddubs pairs <= 2 * 63 * 128), q = u - 32.
 UAII_SSE42 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ6_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
-  const __m128i m4 = _mm_set1_epi8(0x0F), m2 = _mm_set1_epi8(0x03), off = _mm_set1_epi8(32);
+  const __m128i m4 = _mm_set1_epi8(0x0F), m3 = _mm_set1_epi8(0x03);
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    Scales16 sc;
+    sc.s16[0] = _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w[i].scales)));
+    sc.s16[1] = _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w[i].scales + 8)));
+    __m128i acc = sc.OffsetTerm(x[i], 5);
     for (int h = 0; h < 2; ++h) {
-      for (int k = 0; k < 4; ++k) {
-        for (int half = 0; half < 2; ++half) {
-          __m128i lo = Load128(w[i].ql + 64 * h + 32 * (k % 2) + 16 * half);
-          if (k / 2) lo = _mm_srli_epi16(lo, 4);
-          lo = _mm_and_si128(lo, m4);
-          const __m128i hb = Load128(w[i].qh + 32 * h + 16 * half);
-          const __m128i hi = _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(hb, _mm_cvtsi32_si128(2 * k)), m2), 4);
-          const __m128i qp = LanePair(_mm_sub_epi8(_mm_or_si128(lo, hi), off));
-          const __m128i xp = LanePair(Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
-          const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(qp, qp), _mm_sign_epi8(xp, qp));
-          const int sc = w[i].scales[8 * h + 2 * k + half];
-          aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc)));
-          aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc)));
+      for (int half = 0; half < 2; ++half) {
+        const __m128i ql0 = Load128(w[i].ql + 64 * h + 16 * half), ql1 = Load128(w[i].ql + 64 * h + 32 + 16 * half);
+        __m128i hb = Load128(w[i].qh + 32 * h + 16 * half);
+        const __m128i lo[4] = {_mm_and_si128(ql0, m4), _mm_and_si128(ql1, m4),
+                               _mm_and_si128(_mm_srli_epi16(ql0, 4), m4), _mm_and_si128(_mm_srli_epi16(ql1, 4), m4)};
+        for (int k = 0; k < 4; ++k) {
+          const __m128i u = _mm_or_si128(lo[k], _mm_slli_epi16(_mm_and_si128(hb, m3), 4));
+          hb = _mm_srli_epi16(hb, 2);
+          const __m128i p = _mm_maddubs_epi16(u, Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
+          acc = _mm_add_epi32(acc, _mm_madd_epi16(p, sc.Scale(8 * h + 2 * k + half)));
         }
       }
     }
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+    sumf += d * static_cast<float>(Hsum(acc));
   }
-  return AddLanes(0.0f, s_e, s_o);
+  return sumf;
 }
 
 // Q2_K as the reference (no lanes: the integer sum is exact in any order). Window
@@ -292,37 +287,41 @@ UAII_SSE42 float DotQ2_K(const void* wv, const void* xv, int64_t n) {
   return sumf;
 }
 
-// Q3_K: window (h, k, half): elements 128h + 32k + 16 half + l, q = ((qs[32h + 16 half + l]
-// >> 2k) & 3) - 4 unless bit 4h + k of hmask[16 half + l] is set, signed scale
-// ScaleQ3K(8h + 2k + half); lane sums as Q6_K (sign trick, pairs <= 2 * 4 * 127).
+// Q3_K: window (h, k, half): elements 128h + 32k + 16 half + j, low bits
+// (qs[32h + 16 half + j] >> 2k) & 3, bit 4h + k of hmask[16 half + j] as bit 2: u = 0..7
+// (maddubs pairs <= 2 * 7 * 128), q = u - 4; signed scale ScaleQ3K(8h + 2k + half).
 UAII_SSE42 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ3_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  __m128 s_e = _mm_setzero_ps(), s_o = _mm_setzero_ps();
-  const __m128i m2 = _mm_set1_epi8(0x03), four = _mm_set1_epi8(4);
+  const __m128i m3 = _mm_set1_epi8(0x03), m4 = _mm_set1_epi8(0x04), b32 = _mm_set1_epi8(32);
+  float sumf = 0;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    __m128i aux_e = _mm_setzero_si128(), aux_o = aux_e;
+    alignas(16) uint8_t biased[16];
+    UnpackScalesQ3K(w[i].scales, biased);
+    const __m128i s8 = _mm_sub_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(biased)), b32);
+    Scales16 sc;
+    sc.s16[0] = _mm_cvtepi8_epi16(s8);
+    sc.s16[1] = _mm_cvtepi8_epi16(_mm_srli_si128(s8, 8));
+    __m128i acc = sc.OffsetTerm(x[i], 2);
     for (int half = 0; half < 2; ++half) {
-      const __m128i hm = Load128(w[i].hmask + 16 * half);
+      // hm >> (4h + k) holds bit 4h + k of every byte in bit 0 (16-bit shifts; the
+      // neighbour byte's bits are masked off).
+      __m128i hm = Load128(w[i].hmask + 16 * half);
       for (int h = 0; h < 2; ++h) {
-        const __m128i bits = Load128(w[i].qs + 32 * h + 16 * half);
+        __m128i bits = Load128(w[i].qs + 32 * h + 16 * half);
         for (int k = 0; k < 4; ++k) {
-          const __m128i lo = _mm_and_si128(_mm_srl_epi16(bits, _mm_cvtsi32_si128(2 * k)), m2);
-          const __m128i bit = _mm_set1_epi8(static_cast<char>(1 << (4 * h + k)));
-          const __m128i set = _mm_cmpeq_epi8(_mm_and_si128(hm, bit), bit);
-          const __m128i qp = LanePair(_mm_sub_epi8(lo, _mm_andnot_si128(set, four)));
-          const __m128i xp = LanePair(Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
-          const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(qp, qp), _mm_sign_epi8(xp, qp));
-          const int sc = ScaleQ3K(8 * h + 2 * k + half, w[i].scales);
-          aux_e = _mm_add_epi32(aux_e, _mm_madd_epi16(p, EvenScale(sc)));
-          aux_o = _mm_add_epi32(aux_o, _mm_madd_epi16(p, OddScale(sc)));
+          const __m128i u = _mm_or_si128(_mm_and_si128(bits, m3), _mm_and_si128(_mm_slli_epi16(hm, 2), m4));
+          bits = _mm_srli_epi16(bits, 2);
+          hm = _mm_srli_epi16(hm, 1);
+          const __m128i p = _mm_maddubs_epi16(u, Load128(x[i].qs + 128 * h + 32 * k + 16 * half));
+          acc = _mm_add_epi32(acc, _mm_madd_epi16(p, sc.Scale(8 * h + 2 * k + half)));
         }
       }
     }
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_e, aux_o, &s_e, &s_o);
+    sumf += d * static_cast<float>(Hsum(acc));
   }
-  return AddLanes(0.0f, s_e, s_o);
+  return sumf;
 }
 
 // Four halves (low 16 bits of each int32 lane) -> f32, exactly Fp16ToFp32: normals
