@@ -8,13 +8,22 @@ unbudgeted, cold and warm, next to
   through uaii's own read path, `uaii_bench_read --tail`, and a plain buffered read of
   its first GiB like `dd`, both cold), and the roofline: the better of those
   bandwidths / streamed bytes per token;
-* the cost model's prediction (`uaii generate --dry-run --json`, calibration measured
-  in this run's private $UAII_HOME), and the same prediction with the calibration's
-  disk figure replaced by the mean of the bandwidths measured around the run;
+* the cost model's prediction as a user would see it just before each run
+  (`uaii generate --dry-run --json` in this sweep's private $UAII_HOME: the probes
+  measured at the first dry run, refined by what the sweep's earlier runs observed,
+  never by the row's own run), which source it used (probe / observed), the prediction
+  from the probes alone, and the prediction with the disk figure replaced by the mean
+  of the bandwidths measured around the run (from the calibration as it was before
+  the run);
 * llama.cpp (llama-cpp-python, mmap) on the same file.
 
     python3 benchmarks/bench_storage.py --build BUILD [--model F.gguf] [--tokens 5] [--out r.json]
     python3 benchmarks/bench_storage.py --build BUILD --layers 4 --budgets 0.25,none --no-llamacpp  # a quick check
+
+--calibrate-first GIB runs, before the sweep and outside its table, a cold and a warm
+run under GIB (choose a budget that is not one of the table's) and an unbudgeted warm
+run: an explicit one-time calibration, so that even the table's first rows are
+predicted from observed figures. The table then says so.
 
 Cold = the file dropped from the page cache (POSIX_FADV_DONTNEED) before the run;
 streamed reads then come from the device for the whole run (direct I/O does not fill
@@ -101,15 +110,39 @@ def dry_run(exe, model, flags, env):
     return json.loads(p.stdout)
 
 
-def predict_with_disk(exe, model, flags, env, disk_bytes_per_s, scratch):
-    """The cost model with the calibration's disk figure set to `disk_bytes_per_s`."""
-    home = pathlib.Path(env["UAII_HOME"])
+def predict_with_disk(exe, model, flags, env, disk_bytes_per_s, scratch, cal_text):
+    """The cost model with the disk figure (the probe's and any observed one) set to
+    `disk_bytes_per_s`, from `cal_text`: the calibration as it was before the run."""
     alt = scratch / "home_same_run_disk"
     alt.mkdir(exist_ok=True)
-    cal = json.loads((home / "calibration.json").read_text())
+    cal = json.loads(cal_text)
     cal["disk_read_bytes_per_s"] = disk_bytes_per_s
+    for figures in cal.get("observed", {}).values():
+        if "disk" in figures:
+            figures["disk"]["bytes_per_s"] = disk_bytes_per_s
     (alt / "calibration.json").write_text(json.dumps(cal))
     return dry_run(exe, model, flags, dict(env, UAII_HOME=str(alt)))["prediction"]
+
+
+def budget_flags(gib, threads):
+    return (["--ram-gb", str(gib)] if gib else ["--preset", "none"]) + ["--threads", str(threads)]
+
+
+def calibration_runs(exe, model, gib, tokens, threads, env):
+    """The explicit one-time calibration (--calibrate-first): cold and warm under `gib`,
+    then unbudgeted warm; each run folds what it got into $UAII_HOME's calibration."""
+    out = []
+    for g, temp in ((gib, "cold"), (gib, "warm"), (None, "warm")):
+        flags = budget_flags(g, threads)
+        dry_run(exe, model, flags, env)  # measures the probes first, as a user's first dry run would
+        if temp == "cold":
+            drop_cache(model)
+        else:
+            warm_cache(model)
+        r = run_uaii(exe, model, flags, tokens, env)
+        out.append({"budget_gib": g, "cache": temp, "decode_tokens_per_s": r["decode_tokens_per_s"]})
+        print(json.dumps({"calibration_run": out[-1]}), flush=True)
+    return out
 
 
 def run_llamacpp(model, tokens, threads):
@@ -152,8 +185,8 @@ def disk_cell(r):
 
 def table(res):
     rows = ["| budget | cache | decode tok/s | read GiB/token (planned) | disk GB/s before / after | roofline tok/s "
-            "| % of roofline | predicted tok/s | error % | predicted, same-run disk | error % | I/O wait s "
-            "| peak RSS MiB |", "|" + "---|" * 13]
+            "| % of roofline | predicted tok/s | error % | prediction source | probes alone tok/s (error %) "
+            "| predicted, same-run disk | error % | I/O wait s | peak RSS MiB |", "|" + "---|" * 15]
     for r in res["runs"]:
         b = f"{r['budget_gib']} GiB" if r["budget_gib"] else "none"
         f = lambda v, d=2: "—" if v is None else f"{v:.{d}f}"
@@ -161,6 +194,8 @@ def table(res):
                     f"({f(r['planned_bytes_per_token'] / GiB)}) | {disk_cell(r)} | "
                     f"{f(r.get('roofline_tokens_per_s'))} | {f(r.get('percent_of_roofline'), 0)} | "
                     f"{f(r['predicted_decode_tokens_per_s'])} | {f(r['prediction_error_percent'], 0)} | "
+                    f"{r.get('prediction_source', '—')} | {f(r.get('predicted_probe_tokens_per_s'))} "
+                    f"({f(r.get('prediction_probe_error_percent'), 0)}) | "
                     f"{f(r.get('predicted_same_run_disk_tokens_per_s'))} | "
                     f"{f(r.get('prediction_same_run_disk_error_percent'), 0)} | {f(r['io_wait_seconds'], 1)} | "
                     f"{r['peak_rss_bytes'] / (1 << 20):.0f} |")
@@ -168,7 +203,16 @@ def table(res):
         if "skipped" in r:
             continue
         rows.append(f"| llama.cpp mmap | {r['cache']} | {r['decode_tokens_per_s']:.2f} (load {r['load_seconds']:.1f} s) "
-                    f"| — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+                    f"| — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+    cal = res.get("calibration_runs")
+    if cal:
+        runs = ", ".join(f"{c['budget_gib'] or 'none'}{' GiB' if c['budget_gib'] else ''} {c['cache']} "
+                         f"({c['decode_tokens_per_s']:.2f} tok/s)" for c in cal)
+        rows.append(f"\nBefore the sweep, an explicit one-time calibration: {runs}; each row's prediction "
+                    "comes from those and the sweep's earlier rows, never from its own run.")
+    else:
+        rows.append("\nNo calibration run: the first rows are predicted from the probes alone, later ones from "
+                    "what the sweep's earlier rows observed, never from their own run.")
     return "\n".join(rows)
 
 
@@ -184,6 +228,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=pathlib.Path)
     ap.add_argument("--no-llamacpp", action="store_true")
+    ap.add_argument("--calibrate-first", type=float, metavar="GIB",
+                    help="before the sweep: cold and warm runs under GIB and an unbudgeted warm run (calibration)")
     a = ap.parse_args()
     exe = a.uaii or a.build / "uaii"
     bench_read = a.build / "benchmarks" / "uaii_bench_read"
@@ -201,15 +247,19 @@ def main():
                "model": str(model), "model_bytes": model.stat().st_size, "tokens": a.tokens, "threads": a.threads,
                "disk_start": disk_bandwidth(bench_read, model), "runs": []}
         print(json.dumps({"disk_start": res["disk_start"]}), flush=True)
+        if a.calibrate_first:
+            res["calibration_runs"] = calibration_runs(exe, model, a.calibrate_first, a.tokens, a.threads, env)
         for g in a.budgets.split(","):
             gib = None if g.strip() in ("none", "0", "") else float(g)
             if gib is not None and gib == int(gib):
                 gib = int(gib)
-            flags = ["--ram-gb", str(gib)] if gib else ["--preset", "none"]
-            flags += ["--threads", str(a.threads)]
-            plan = dry_run(exe, model, flags, env)
-            per_token = plan["streamed"]["bytes_per_token"]
+            flags = budget_flags(gib, a.threads)
             for temp in ("cold", "warm"):
+                # The prediction a user would see now: the calibration as the earlier
+                # runs left it (this row's run folds its own figures in only afterwards).
+                plan = dry_run(exe, model, flags, env)
+                per_token = plan["streamed"]["bytes_per_token"]
+                cal_before = (pathlib.Path(env["UAII_HOME"]) / "calibration.json").read_text()
                 disk = None
                 if temp == "cold":
                     disk = {"before": disk_bandwidth(bench_read, model)}
@@ -228,9 +278,17 @@ def main():
                 elif disk:
                     disk["bytes_per_s"] = disk["mean_bytes_per_s"] = disk["before"]["bytes_per_s"]
                 pred = plan["prediction"][f"decode_tokens_per_s_{temp}"]
+                probe = plan["prediction"]["probe"][f"decode_tokens_per_s_{temp}"]
+                passes = max(1, len(r["tokens"]))
                 r.update(budget_gib=gib, cache=temp, planned_bytes_per_token=per_token,
                          predicted_decode_tokens_per_s=pred,
                          prediction_error_percent=pct(pred - r["decode_tokens_per_s"], r["decode_tokens_per_s"]),
+                         prediction_source=plan["prediction"].get(f"source_{temp}"),
+                         predicted_probe_tokens_per_s=probe,
+                         prediction_probe_error_percent=pct(probe - r["decode_tokens_per_s"], r["decode_tokens_per_s"]),
+                         predicted_io_wait_seconds_per_token=plan["prediction"].get(f"io_wait_seconds_{temp}"),
+                         io_wait_seconds_per_pass=r["io_wait_seconds"] / passes,
+                         calibration_figures=plan["calibration"]["figures"],
                          load_average=os.getloadavg())
                 if disk:
                     r["disk"] = disk
@@ -239,13 +297,13 @@ def main():
                         roof = disk["bytes_per_s"] / per_token
                         r["roofline_tokens_per_s"] = roof
                         r["percent_of_roofline"] = pct(r["decode_tokens_per_s"], roof)
-                    same = predict_with_disk(exe, model, flags, env, disk["mean_bytes_per_s"], scratch)
+                    same = predict_with_disk(exe, model, flags, env, disk["mean_bytes_per_s"], scratch, cal_before)
                     r["predicted_same_run_disk_tokens_per_s"] = same["decode_tokens_per_s_cold"]
                     r["prediction_same_run_disk_error_percent"] = pct(
                         same["decode_tokens_per_s_cold"] - r["decode_tokens_per_s"], r["decode_tokens_per_s"])
                 res["runs"].append(r)
                 print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
-        res["calibration"] = plan["calibration"]
+        res["calibration"] = dry_run(exe, model, flags, env)["calibration"]  # as the sweep left it
         res["same_tokens"] = len({tuple(r["tokens"]) for r in res["runs"]}) == 1
         if not a.no_llamacpp:
             for temp in ("cold", "warm"):

@@ -183,6 +183,11 @@ int RunGenerate(int argc, char** argv) {
                (long long)result->prompt_tokens, (long long)result->tokens.size(),
                std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
+  // What this run got refines the next dry run's prediction (docs/storage.md).
+  if (const std::string note = RecordRunObservation(*path, **model, so, (*gen)->session().storage_stats(),
+                                                    result->decode_tokens_per_s());
+      !note.empty())
+    std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)
     std::fprintf(stderr, "uaii generate: storage: budget %.1f MiB, streamed %.1f MiB from disk, I/O wait %.2f s, "
                  "compute %.2f s, staging hits %llu, misses %llu\n",

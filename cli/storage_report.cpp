@@ -51,6 +51,90 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The model's matmul weight types, most bytes first: the calibration measures each
+// through MatMul at the run's thread count (cached per CPU, threads, kernel version).
+std::vector<TensorType> MatMulTypes(const runtime::SessionPlan& sp) {
+  std::map<TensorType, uint64_t> type_bytes;
+  for (size_t i = 0; i < sp.inputs.tensors.size(); ++i)
+    if (sp.inputs.tensors[i].matmul) type_bytes[sp.tensor_types[i]] += sp.inputs.tensors[i].bytes;
+  std::vector<TensorType> types;
+  for (const auto& [t, b] : type_bytes) types.push_back(t);
+  std::stable_sort(types.begin(), types.end(), [&](TensorType a, TensorType b) { return type_bytes[a] > type_bytes[b]; });
+  return types;
+}
+
+// Which figures a prediction depends on: the disk (cold) or the warm streaming rate
+// (warm) when matmul weights stream, the resident rate when some stay resident.
+struct FigureUse {
+  bool streamed = false, resident = false;
+};
+FigureUse UseOf(const runtime::SessionPlan& sp) {
+  FigureUse u;
+  for (size_t i = 0; i < sp.inputs.tensors.size(); ++i)
+    if (sp.inputs.tensors[i].matmul)
+      (i < sp.storage.residency.size() && sp.storage.residency[i] == storage::Residency::kStreamed ? u.streamed
+                                                                                                   : u.resident) = true;
+  return u;
+}
+
+bool Observed(const storage::Calibration& c, storage::ObservedFigure f) {
+  auto it = c.observed.find(f);
+  return it != c.observed.end() && it->second.bytes_per_s > 0;
+}
+
+// "observed", "probe" or "observed+probe": where a prediction's figures came from.
+std::string SourceOf(const storage::Calibration& c, bool streamed, storage::ObservedFigure stream_figure,
+                     bool resident) {
+  int observed = 0, probe = 0;
+  if (streamed) (Observed(c, stream_figure) ? observed : probe)++;
+  if (resident) (Observed(c, storage::ObservedFigure::kResident) ? observed : probe)++;
+  return observed && probe ? "observed+probe" : observed ? "observed" : "probe";
+}
+
+// The probe's stand-in for each observed figure (what the cost model uses without one).
+double ProbeFigure(const storage::Calibration& c, storage::ObservedFigure f, TensorType main) {
+  auto get = [&](const std::map<TensorType, double>& m) {
+    auto it = m.find(main);
+    return it != m.end() ? it->second : 0.0;
+  };
+  switch (f) {
+    case storage::ObservedFigure::kDisk: return c.disk_read_bytes_per_s;
+    case storage::ObservedFigure::kWarmStream: return get(c.warm_stream_bytes_per_s);
+    case storage::ObservedFigure::kResident: {
+      double r = get(c.interleaved_bytes_per_s) > 0 ? get(c.interleaved_bytes_per_s) : get(c.matmul_bytes_per_s);
+      return c.memory_bytes_per_s > 0 && r > 0 ? std::min(r, c.memory_bytes_per_s) : r;
+    }
+  }
+  return 0;
+}
+
+void WriteFigures(JsonWriter& w, const storage::Calibration& c, TensorType main) {
+  w.Key("figures").BeginObject();
+  for (auto f : {storage::ObservedFigure::kDisk, storage::ObservedFigure::kWarmStream,
+                 storage::ObservedFigure::kResident}) {
+    const double probe = ProbeFigure(c, f, main);
+    w.Key(storage::ObservedFigureName(f)).BeginObject();
+    if (Observed(c, f)) {
+      const auto& o = c.observed.at(f);
+      w.Key("bytes_per_s").Double(o.bytes_per_s);
+      w.Key("source").String("observed");
+      w.Key("samples").Int(o.samples);
+      w.Key("updated_at").String(o.updated_at);
+    } else {
+      w.Key("bytes_per_s").Double(probe);
+      w.Key("source").String("probe");
+      w.Key("samples").Int(0);
+    }
+    w.Key("probe_bytes_per_s").Double(probe);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
 int PrintDryRun(const std::string& command, const std::string& model_path, const Model& model,
                 const SessionOptions& so, bool json) {
   auto sp = runtime::PlanSession(model, so);
@@ -59,24 +143,26 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     return 1;
   }
   const storage::StoragePlan& p = sp->storage;
-  // The model's matmul weight types, most bytes first: the calibration measures each
-  // through MatMul at the run's thread count (cached per CPU, threads, kernel version).
-  std::map<TensorType, uint64_t> type_bytes;
-  for (size_t i = 0; i < sp->inputs.tensors.size(); ++i)
-    if (sp->inputs.tensors[i].matmul) type_bytes[sp->tensor_types[i]] += sp->inputs.tensors[i].bytes;
-  std::vector<TensorType> types;
-  for (const auto& [t, b] : type_bytes) types.push_back(t);
-  std::stable_sort(types.begin(), types.end(), [&](TensorType a, TensorType b) { return type_bytes[a] > type_bytes[b]; });
+  const std::vector<TensorType> types = MatMulTypes(*sp);
   std::error_code ec;
   const std::string probe = std::filesystem::is_regular_file(model_path, ec) ? model_path : std::string();
-  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types, probe);
-  storage::CostPrediction pred;
+  auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types, probe,
+                                               storage::ModelCalibrationKey(model_path));
+  storage::CostPrediction pred, probe_pred;
   // Resident matmul weights run the interleaved group kernels where their type has
   // them (repacked at load: runtime/session.cpp through the mapping, in place when
   // pinned: runtime/streamed_weights.cpp); streamed slices run row-major MatMul.
-  if (cal.ok())
+  // `pred` uses what this model's earlier runs observed where there is something,
+  // `probe_pred` the probes alone (what a first run is told).
+  if (cal.ok()) {
     pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal),
                                   /*resident_interleaved=*/true);
+    probe_pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal, false),
+                                        /*resident_interleaved=*/true);
+    if (!cal->note.empty()) std::fprintf(stderr, "uaii %s: calibration: %s\n", command.c_str(), cal->note.c_str());
+  }
+  const FigureUse use = UseOf(*sp);
+  const TensorType main_type = types.empty() ? TensorType::Q4_0 : types[0];
   int pinned_tensors = 0, streamed_tensors = 0;
   for (auto r : p.residency) (r == storage::Residency::kPinned ? pinned_tensors : streamed_tensors)++;
   if (json) {
@@ -138,6 +224,9 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
       w.Key("cores").Int(cal->cores);
       w.Key("measured_at").String(cal->measured_at);
       w.Key("cached").Bool(cal->from_cache);
+      w.Key("observed_key").String(cal->observed_key);
+      WriteFigures(w, *cal, main_type);
+      if (!cal->note.empty()) w.Key("note").String(cal->note);
       w.EndObject();
     } else {
       w.Null();
@@ -151,6 +240,18 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     w.Key("resident_seconds_per_token").Double(pred.resident_seconds);
     w.Key("token_seconds_cold").Double(pred.token_seconds_cold);
     w.Key("token_seconds_warm").Double(pred.token_seconds_warm);
+    w.Key("io_wait_seconds_cold").Double(pred.io_wait_seconds_cold);
+    w.Key("io_wait_seconds_warm").Double(pred.io_wait_seconds_warm);
+    if (cal.ok()) {
+      w.Key("source_cold").String(SourceOf(*cal, use.streamed, storage::ObservedFigure::kDisk, use.resident));
+      w.Key("source_warm").String(SourceOf(*cal, use.streamed, storage::ObservedFigure::kWarmStream, use.resident));
+    }
+    w.Key("probe").BeginObject();
+    w.Key("decode_tokens_per_s_cold").Double(probe_pred.tokens_per_s_cold);
+    w.Key("decode_tokens_per_s_warm").Double(probe_pred.tokens_per_s_warm);
+    w.Key("token_seconds_cold").Double(probe_pred.token_seconds_cold);
+    w.Key("token_seconds_warm").Double(probe_pred.token_seconds_warm);
+    w.EndObject();
     w.EndObject();
     w.EndObject();
     std::printf("%s\n", w.str().c_str());
@@ -185,13 +286,22 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
   }
   std::printf("expected peak:  %s (minimum %s) plus the process's fixed overhead\n",
               FormatBytes(p.expected_peak_bytes).c_str(), FormatBytes(p.minimum_bytes).c_str());
-  if (cal.ok())
+  if (cal.ok()) {
     std::printf("predicted:      %.2f tok/s decode cold, %.2f warm (disk %.0f MB/s, page cache %.0f MB/s, "
                 "matmul %.0f MB/s%s)\n",
-                pred.tokens_per_s_cold, pred.tokens_per_s_warm, cal->disk_read_bytes_per_s / 1e6,
+                pred.tokens_per_s_cold, pred.tokens_per_s_warm, storage::RatesOf(*cal).disk_bytes_per_s / 1e6,
                 cal->cached_read_bytes_per_s / 1e6, cal->main_matmul_bytes_per_s / 1e6,
                 cal->from_cache ? ", cached calibration" : "");
-  else
+    std::string learned;
+    for (const auto& [f, o] : cal->observed)
+      learned += StrCat(learned.empty() ? "" : ", ", storage::ObservedFigureName(f), " ",
+                        static_cast<int64_t>(o.bytes_per_s / 1e6), " MB/s (", o.samples, " runs)");
+    if (learned.empty())
+      std::printf("                from the probes alone (this model's runs refine them)\n");
+    else
+      std::printf("                observed on this model's runs: %s; probes alone: %.2f cold, %.2f warm\n",
+                  learned.c_str(), probe_pred.tokens_per_s_cold, probe_pred.tokens_per_s_warm);
+  } else
     std::printf("predicted:      no calibration (%s)\n", std::string(cal.status().message()).c_str());
   return 0;
 }
@@ -227,6 +337,9 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
   w.Key("compute_seconds").Double(s.compute_seconds);
   w.Key("staging_hits").Uint(s.staging_hits);
   w.Key("staging_misses").Uint(s.staging_misses);
+  w.Key("read_seconds").Double(s.read_seconds);
+  w.Key("direct_bytes").Uint(s.direct_bytes);
+  w.Key("cached_bytes").Uint(s.cached_bytes);
   if (s.expert_cache_bytes > 0) {  // the expert LRU of a MoE model under a budget (docs/moe.md)
     const uint64_t lookups = s.expert_hits + s.expert_misses;
     w.Key("expert_cache").BeginObject();
@@ -247,6 +360,44 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
     w.EndObject();
     w.EndObject();
   }
+}
+
+std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
+                                 const StorageStats& st, double decode_tokens_per_s) {
+  if (!(decode_tokens_per_s > 0)) return "";  // fewer than two tokens: no decode time
+  auto sp = runtime::PlanSession(model, so);
+  if (!sp.ok()) return "";
+  const storage::StoragePlan& p = sp->storage;
+  // Expert banks are not in the cost model; a plan that differs from the run's (a
+  // preset that followed MemAvailable) would fit the wrong terms.
+  if (p.expert_bytes > 0 || p.pinned_bytes != st.pinned_bytes || p.streamed_bytes != st.streamed_bytes) return "";
+  const FigureUse use = UseOf(*sp);
+  storage::ObservedFigure figure = storage::ObservedFigure::kResident;
+  if (use.streamed) {
+    // Cold or warm by where most staged bytes came from. Not all: a cold run's page
+    // cache holds some streamed bytes too (the readahead of the pinned norms' buffered
+    // reads between them, ~15% with an 8 MiB read_ahead_kb), and a fitted disk rate
+    // then stands for that mix, which the next cold run has again. A run that was
+    // evenly both teaches neither.
+    const double staged = static_cast<double>(st.direct_bytes + st.cached_bytes);
+    if (!(staged > 0)) return "";
+    if (st.direct_bytes >= 2.0 / 3.0 * staged)
+      figure = storage::ObservedFigure::kDisk;
+    else if (st.cached_bytes >= 2.0 / 3.0 * staged)
+      figure = storage::ObservedFigure::kWarmStream;
+    else
+      return "";
+  } else if (!use.resident) {
+    return "";
+  }
+  const std::string key = storage::ModelCalibrationKey(model_path);
+  const storage::Calibration cal = storage::LoadCachedCalibration(CacheDir(), sp->threads, MatMulTypes(*sp), key);
+  auto rate = storage::FitObservedRate(sp->inputs, sp->tensor_types, p, storage::RatesOf(cal),
+                                       /*resident_interleaved=*/true, figure, 1.0 / decode_tokens_per_s);
+  if (!rate.ok()) return "";  // that figure did not limit this run: nothing to learn
+  auto folded = storage::FoldObservation(CacheDir(), key, sp->threads, figure, *rate);
+  if (!folded.ok()) return StrCat("calibration not updated: ", std::string(folded.status().message()));
+  return "";
 }
 
 }  // namespace uaii::cli

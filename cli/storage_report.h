@@ -25,6 +25,14 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
 // The dry run's `expert_cache` (null without expert banks).
 void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p);
 
+// After a run (not a dry run): fits the cost-model figure the run exercised (cold
+// streaming: the disk; warm streaming: the warm streaming rate; nothing streamed: the
+// resident rate) to its measured decode time and folds it into the calibration cache
+// (storage/calibration.h). Never fails the run: returns a note for stderr when the
+// cache could not be written, "" otherwise (also when there was nothing to learn).
+std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
+                                 const StorageStats& st, double decode_tokens_per_s);
+
 // The storage keys of --json's `memory` object (after peak_rss_bytes); `expert_cache`
 // only with an expert LRU.
 void WriteStorageMemory(JsonWriter& w, const StorageStats& s);

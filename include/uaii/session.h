@@ -46,6 +46,9 @@ struct StorageStats {
   double compute_seconds = 0;       // forward-pass time not spent waiting
   uint64_t staging_hits = 0;        // slices already staged (prefetched) when needed
   uint64_t staging_misses = 0;      // slices read synchronously
+  double read_seconds = 0;          // time the staging reads took (prefetches and misses)
+  uint64_t direct_bytes = 0;        // staged bytes read from the device (O_DIRECT): a cold run
+  uint64_t cached_bytes = 0;        // staged bytes copied from the page cache: a warm run
   // The expert LRU of a mixture-of-experts model under a budget (docs/moe.md).
   uint64_t expert_cache_bytes = 0;  // capacity (0: no expert LRU)
   uint64_t expert_hits = 0, expert_misses = 0;  // expert slices found / read

@@ -78,6 +78,10 @@ StorageStats Session::storage_stats() const {
     st.io_wait_seconds = io.io_wait_seconds;
     st.staging_hits = io.hits;
     st.staging_misses = io.misses;
+    st.read_seconds = io.read_seconds;
+    const auto files = s.storage->file_counters();
+    st.direct_bytes = files.direct_bytes;
+    st.cached_bytes = files.cached_bytes;
     const auto ex = s.storage->expert_stats();
     st.expert_cache_bytes = ex.capacity_bytes;
     st.expert_hits = ex.hits;

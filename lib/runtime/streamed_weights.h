@@ -40,6 +40,7 @@ class StreamedWeights : public WeightSource {
   absl::Status Embed(const BoundWeight& w, const int32_t* ids, int64_t n, float* y) override;
 
   storage::StagingStats stats() const;
+  storage::FileIoCounters file_counters() const { return files_.counters(); }  // direct vs page-cache bytes
   // Expert banks (storage::Residency::kExpertLru) are not read at Create; their routed
   // slices go through this LRU (runtime/moe_cache.h), sized by the plan.
   ExpertCache* Experts() override { return experts_.get(); }

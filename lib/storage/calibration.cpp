@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -175,13 +176,62 @@ struct CacheFile {
   double disk = 0, cached = 0, memory = 0;
   std::string measured_at;
   std::map<std::string, std::map<std::string, double>> matmul;  // key -> type name -> rate
+  // observation key -> figure name -> rate (names this version does not know are kept)
+  std::map<std::string, std::map<std::string, ObservedRate>> observed;
+  std::string note;  // what was not usable, for Calibration::note
 };
+
+// "<model key>|<matmul key>": where a model's observed figures live.
+std::string ObservationKey(const std::string& model_key, int threads) {
+  return StrCat(model_key, "|", MatMulCalibrationKey(threads));
+}
+
+void ReadObserved(simdjson::dom::element doc, const std::string& path, CacheFile* c) {
+  simdjson::dom::element all;
+  if (doc["observed"].get(all) != simdjson::SUCCESS) return;  // none yet
+  simdjson::dom::object keys;
+  if (all.get_object().get(keys) != simdjson::SUCCESS) {
+    c->note = StrCat(path, ": \"observed\" is not an object; the observed figures were ignored (the probes apply)");
+    return;
+  }
+  for (auto kv : keys) {
+    simdjson::dom::object figures;
+    if (kv.value.get_object().get(figures) != simdjson::SUCCESS) {
+      c->note = StrCat(path, ": observed[\"", std::string(kv.key), "\"] is not an object; ignored");
+      continue;
+    }
+    for (auto fv : figures) {
+      ObservedRate r;
+      simdjson::dom::object o;
+      double rate = 0;
+      if (fv.value.get_object().get(o) != simdjson::SUCCESS || o["bytes_per_s"].get_double().get(rate) != simdjson::SUCCESS ||
+          !(rate > 0) || !std::isfinite(rate)) {
+        c->note = StrCat(path, ": observed[\"", std::string(kv.key), "\"][\"", std::string(fv.key),
+                         "\"] has no positive bytes_per_s; ignored (the probe applies)");
+        continue;
+      }
+      r.bytes_per_s = rate;
+      int64_t n = 0;
+      r.samples = o["samples"].get_int64().get(n) == simdjson::SUCCESS && n > 0 ? n : 1;
+      std::string_view at;
+      if (o["updated_at"].get_string().get(at) == simdjson::SUCCESS) r.updated_at = std::string(at);
+      c->observed[std::string(kv.key)][std::string(fv.key)] = r;
+    }
+  }
+}
 
 CacheFile ReadCache(const std::string& path) {
   CacheFile c;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.load(path).get(doc) != simdjson::SUCCESS || !doc.is_object()) return c;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return c;  // not measured yet: no note
+  const auto err = parser.load(path).get(doc);
+  if (err != simdjson::SUCCESS || !doc.is_object()) {
+    c.note = StrCat(path, ": ", err != simdjson::SUCCESS ? simdjson::error_message(err) : "not a JSON object",
+                    "; the calibration was measured again and the file rewritten (observed figures lost)");
+    return c;
+  }
   auto num = [&](const char* key, double* v) {
     double d = 0;
     if (doc[key].get_double().get(d) == simdjson::SUCCESS && d > 0) *v = d;
@@ -201,10 +251,11 @@ CacheFile ReadCache(const std::string& path) {
         if (tv.value.get_double().get(d) == simdjson::SUCCESS) c.matmul[std::string(kv.key)][std::string(tv.key)] = d;
       }
     }
+  ReadObserved(doc, path, &c);
   return c;
 }
 
-void WriteCache(const std::string& path, const CacheFile& c) {
+absl::Status WriteCache(const std::string& path, const CacheFile& c) {
   JsonWriter w(2);
   w.BeginObject();
   w.Key("disk_read_bytes_per_s").Double(c.disk);
@@ -218,17 +269,50 @@ void WriteCache(const std::string& path, const CacheFile& c) {
     w.EndObject();
   }
   w.EndObject();
+  w.Key("observed").BeginObject();
+  for (const auto& [key, figures] : c.observed) {
+    w.Key(key).BeginObject();
+    for (const auto& [name, r] : figures) {
+      w.Key(name).BeginObject();
+      w.Key("bytes_per_s").Double(r.bytes_per_s);
+      w.Key("samples").Int(r.samples);
+      w.Key("updated_at").String(r.updated_at);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
   w.EndObject();
-  // Written whole to a temporary name, then renamed: concurrent runs never see half a file.
+  w.EndObject();
+  // Written whole to a temporary name, then renamed: concurrent runs never see half a
+  // file (two runs folding at once may lose one of the two updates, never the file).
   const std::string tmp = StrCat(path, ".", ::getpid(), ".tmp");
+  std::error_code ec;
   {
     std::ofstream out(tmp);
     out << w.str() << "\n";
-    if (!out) return;  // best effort: an unwritable cache only means measuring again
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return absl::PermissionDeniedError(StrCat(tmp, ": cannot write the calibration cache"));
+    }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    return absl::PermissionDeniedError(StrCat(path, ": cannot replace the calibration cache: ", why));
+  }
+  return absl::OkStatus();
+}
+
+constexpr ObservedFigure kFigures[] = {ObservedFigure::kDisk, ObservedFigure::kWarmStream, ObservedFigure::kResident};
+
+void FillObserved(const CacheFile& file, const std::string& model_key, Calibration* c) {
+  if (model_key.empty()) return;
+  c->observed_key = ObservationKey(model_key, c->threads);
+  auto it = file.observed.find(c->observed_key);
+  if (it == file.observed.end()) return;
+  for (ObservedFigure f : kFigures)
+    if (auto r = it->second.find(ObservedFigureName(f)); r != it->second.end()) c->observed[f] = r->second;
 }
 
 }  // namespace
@@ -332,7 +416,8 @@ double MeasureWarmStreamBytesPerSecond(const std::string& dir, TensorType type, 
 }
 
 absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads,
-                                                     std::vector<TensorType> types, const std::string& probe_file) {
+                                                     std::vector<TensorType> types, const std::string& probe_file,
+                                                     const std::string& model_key) {
   if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
   if (types.empty()) types.push_back(TensorType::Q4_0);
   const std::string path = dir + "/calibration.json";
@@ -390,17 +475,90 @@ absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int
   c.measured_at = file.measured_at;
   c.main_matmul_bytes_per_s = c.matmul_bytes_per_s.count(types[0]) ? c.matmul_bytes_per_s[types[0]] : 0;
   c.from_cache = !changed;
+  c.note = file.note;
+  FillObserved(file, model_key, &c);
   if (changed) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    WriteCache(path, file);
+    (void)WriteCache(path, file);  // best effort: an unwritable cache only means measuring again
   }
   return c;
 }
 
-MachineRates RatesOf(const Calibration& c) {
+Calibration LoadCachedCalibration(const std::string& dir, int threads, std::vector<TensorType> types,
+                                  const std::string& model_key) {
+  if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
+  if (types.empty()) types.push_back(TensorType::Q4_0);
+  const CacheFile file = ReadCache(dir + "/calibration.json");
+  Calibration c;
+  c.threads = threads;
+  c.cores = LogicalCpus();
+  c.kernel_version = kMatMulKernelVersion;
+  c.cpu = CpuModel();
+  c.matmul_key = MatMulCalibrationKey(threads);
+  c.disk_read_bytes_per_s = file.disk;
+  c.cached_read_bytes_per_s = file.cached;
+  c.memory_bytes_per_s = file.memory;
+  c.measured_at = file.measured_at;
+  if (auto it = file.matmul.find(c.matmul_key); it != file.matmul.end()) {
+    const auto& rates = it->second;
+    auto get = [&](const std::string& name) {
+      auto r = rates.find(name);
+      return r != rates.end() ? r->second : 0.0;
+    };
+    if (get("memory_read") > 0) c.memory_bytes_per_s = get("memory_read");
+    for (TensorType t : types) {
+      const std::string name(TensorTypeName(static_cast<uint32_t>(t)));
+      if (get(name) > 0) c.matmul_bytes_per_s[t] = get(name);
+      if (get(name + "/interleaved") > 0) c.interleaved_bytes_per_s[t] = get(name + "/interleaved");
+      if (get(name + "/warm_stream") > 0) c.warm_stream_bytes_per_s[t] = get(name + "/warm_stream");
+    }
+  }
+  c.main_matmul_bytes_per_s = c.matmul_bytes_per_s.count(types[0]) ? c.matmul_bytes_per_s[types[0]] : 0;
+  c.from_cache = true;
+  c.note = file.note;
+  FillObserved(file, model_key, &c);
+  return c;
+}
+
+std::string ModelCalibrationKey(const std::string& model_path) {
+  std::error_code ec;
+  auto canon = std::filesystem::weakly_canonical(model_path, ec);
+  const std::string p = ec ? model_path : canon.string();
+  const auto size = std::filesystem::is_regular_file(p, ec) ? std::filesystem::file_size(p, ec) : 0;
+  return size > 0 && !ec ? StrCat(p, "|", static_cast<uint64_t>(size)) : p;
+}
+
+absl::StatusOr<ObservedRate> FoldObservation(const std::string& dir, const std::string& model_key, int threads,
+                                             ObservedFigure figure, double bytes_per_s) {
+  if (!(bytes_per_s > 0) || !std::isfinite(bytes_per_s))
+    return absl::InvalidArgumentError(
+        StrCat("observed ", ObservedFigureName(figure), " rate must be a positive number, got ", bytes_per_s));
+  if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
+  const std::string path = dir + "/calibration.json";
+  CacheFile file = ReadCache(path);  // corrupt: rewritten with this observation alone
+  ObservedRate& o = file.observed[ObservationKey(model_key, threads)][ObservedFigureName(figure)];
+  // The first run replaces nothing but the probe; later ones form an exponentially
+  // weighted mean (weight 1/samples while that is above kObservedWeight).
+  const double w = std::max(1.0 / static_cast<double>(o.samples + 1), kObservedWeight);
+  o.bytes_per_s = o.samples > 0 && o.bytes_per_s > 0 ? (1 - w) * o.bytes_per_s + w * bytes_per_s : bytes_per_s;
+  ++o.samples;
+  o.updated_at = NowIso();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (auto st = WriteCache(path, file); !st.ok()) return st;
+  return o;
+}
+
+MachineRates RatesOf(const Calibration& c, bool use_observed) {
+  auto observed = [&](ObservedFigure f) {
+    auto it = c.observed.find(f);
+    return use_observed && it != c.observed.end() ? it->second.bytes_per_s : 0.0;
+  };
   MachineRates r;
-  r.disk_bytes_per_s = c.disk_read_bytes_per_s;
+  r.disk_bytes_per_s = observed(ObservedFigure::kDisk) > 0 ? observed(ObservedFigure::kDisk) : c.disk_read_bytes_per_s;
+  r.observed_resident_bytes_per_s = observed(ObservedFigure::kResident);
+  r.observed_warm_stream_bytes_per_s = observed(ObservedFigure::kWarmStream);
   r.cached_bytes_per_s = c.cached_read_bytes_per_s;
   r.memory_bytes_per_s = c.memory_bytes_per_s;
   r.matmul_bytes_per_s = c.matmul_bytes_per_s;

@@ -23,6 +23,17 @@
 //                            "TYPE/warm_stream": slices streamed from the page
 //                            cache while MatMul computes the previous one (the
 //                            copy's CPU and memory traffic included).
+//   observed[key][FIGURE]    what this model's own runs got (FoldObservation after
+//                            every non-dry run): {bytes_per_s, samples, updated_at}
+//                            per ObservedFigure ("disk", "warm_stream", "resident"),
+//                            an exponentially weighted mean (each new run weighs
+//                            max(1/samples, kObservedWeight)); key = "<model file>|
+//                            <its size>|<matmul key>": a tiny model's runs (weights in
+//                            the CPU caches) say nothing about a 7B's. The cost model
+//                            uses an observed figure instead of the probe's.
+// An unreadable or corrupt file is measured again (Calibration::note says so); an
+// observed entry that is not a positive rate is ignored, with a note. Writes are
+// whole-file renames; a file that cannot be written never fails a run.
 #pragma once
 #include <map>
 #include <string>
@@ -33,6 +44,18 @@
 #include "storage/cost_model.h"
 
 namespace uaii::storage {
+
+// A figure learned from runs: an exponentially weighted mean of the fitted rates.
+struct ObservedRate {
+  double bytes_per_s = 0;
+  int64_t samples = 0;
+  std::string updated_at;  // ISO 8601 UTC of the last run folded in
+};
+
+// Weight of a new run in the mean once there are two or more samples: the device's
+// rate drifts from one minute to the next (docs/performance.md, "Storage"), so recent
+// runs say more than old ones; 0.5 still halves one outlier's effect.
+constexpr double kObservedWeight = 0.5;
 
 struct Calibration {
   double disk_read_bytes_per_s = 0;
@@ -49,6 +72,10 @@ struct Calibration {
   std::string matmul_key;
   std::string measured_at;  // ISO 8601 UTC of the disk / memory figures
   bool from_cache = false;  // every figure came from the file
+  // Learned from this model's runs (empty without a model key or before its first run).
+  std::string observed_key;
+  std::map<ObservedFigure, ObservedRate> observed;
+  std::string note;  // why (part of) the cache was not used, empty when it was
 };
 
 // Reads `dir`/calibration.json and measures what it lacks for `threads` and `types`
@@ -57,12 +84,31 @@ struct Calibration {
 // `probe_file` (optional, e.g. the model file): the disk figure is measured on it with
 // direct reads (512 MiB from its middle; the page cache is neither used nor changed)
 // instead of the scratch file, when it is large enough and takes direct I/O.
+// `model_key` (ModelCalibrationKey of the model; optional): the figures observed on
+// that model's runs at `threads` are loaded too.
 absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads = 0,
                                                      std::vector<TensorType> types = {},
-                                                     const std::string& probe_file = "");
+                                                     const std::string& probe_file = "",
+                                                     const std::string& model_key = "");
 
-// The cost model's rates from a calibration.
-MachineRates RatesOf(const Calibration& c);
+// What the cache holds for `threads`, `types` and `model_key`, measuring nothing and
+// writing nothing (figures it lacks are 0: the cost model then leaves their terms out).
+Calibration LoadCachedCalibration(const std::string& dir, int threads, std::vector<TensorType> types,
+                                  const std::string& model_key);
+
+// The cost model's rates from a calibration: the observed figures where there are
+// some (use_observed), else the probes'.
+MachineRates RatesOf(const Calibration& c, bool use_observed = true);
+
+// "<canonical path>|<size in bytes>" of a model file ("<canonical path>" for a
+// directory): the model part of an observation's key.
+std::string ModelCalibrationKey(const std::string& model_path);
+
+// Folds one run's fitted `figure` (bytes/s; cost_model.h, FitObservedRate) into
+// `dir`/calibration.json under `model_key` at `threads`: the new mean. Fails (and
+// leaves the file as it was) only when the file cannot be written.
+absl::StatusOr<ObservedRate> FoldObservation(const std::string& dir, const std::string& model_key, int threads,
+                                             ObservedFigure figure, double bytes_per_s);
 
 // "<cpu model>|threads=N|kernels=V" (the matmul cache key).
 std::string MatMulCalibrationKey(int threads);

@@ -1,14 +1,23 @@
 #include "storage/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "util/str_cat.h"
 
 namespace uaii::storage {
 
-double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, const CpuShare& cpu) {
+double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, const CpuShare& cpu,
+                    double* wait_seconds) {
+  double waited = 0;
   if (staging_buffers <= 1) {  // every read synchronous, then its compute
     double t = 0;
-    for (const auto& s : steps) t += s.read_seconds + s.compute_seconds;
+    for (const auto& s : steps) {
+      t += s.read_seconds + s.compute_seconds;
+      waited += s.read_seconds;
+    }
+    if (wait_seconds) *wait_seconds = waited;
     return t;
   }
   std::vector<size_t> streamed;
@@ -21,6 +30,7 @@ double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, con
   bool prefetched = false;
   for (int round = 0; round < 3; ++round) {
     const double start = now;
+    waited = 0;
     size_t k = 0;  // index into streamed
     for (const auto& s : steps) {
       if (!s.streamed) {
@@ -28,18 +38,21 @@ double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, con
         continue;
       }
       // Acquire: the prefetched slice when it is done, else a synchronous read.
-      now = prefetched ? std::max(now, ready) : now + s.read_seconds;
+      const double acquired = prefetched ? std::max(now, ready) : now + s.read_seconds;
+      waited += acquired - now;
+      now = acquired;
       const double next_read = steps[streamed[(k + 1) % streamed.size()]].read_seconds;
       ready = now + next_read;  // the worker starts the next slice now
       prefetched = true;
       double c = s.compute_seconds;
-      if (share) c = std::max(c, (cpu.threads * c + next_read) / cpu.cores);
+      if (share && !s.contention_included) c = std::max(c, (cpu.threads * c + next_read) / cpu.cores);
       c = std::max(c, s.overlap_seconds);
       now += c;
       ++k;
     }
     pass = now - start;
   }
+  if (wait_seconds) *wait_seconds = waited;
   return pass;
 }
 
@@ -75,12 +88,14 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
       auto il = rates.interleaved_bytes_per_s.find(types[i]);
       if (il != rates.interleaved_bytes_per_s.end() && il->second > 0) rate = il->second;
     }
-    const double compute = secs(static_cast<double>(t.bytes), rate);
+    double compute = secs(static_cast<double>(t.bytes), rate);
+    if (!streamed && rates.observed_resident_bytes_per_s > 0)  // the whole pass, observed: no floor
+      compute = secs(static_cast<double>(t.bytes), rates.observed_resident_bytes_per_s);
     p.compute_seconds += compute;
     if (!streamed) {
       const double floor = secs(static_cast<double>(t.bytes), rates.memory_bytes_per_s);
       p.resident_seconds += floor;
-      const CostStep s{0, std::max(compute, floor), false};
+      const CostStep s{0, rates.observed_resident_bytes_per_s > 0 ? compute : std::max(compute, floor), false};
       cold.push_back(s);
       warm.push_back(s);
       continue;
@@ -93,6 +108,12 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
       const double frac = static_cast<double>(std::min(t.rows, r0 + per) - r0) / static_cast<double>(t.rows);
       const double b = frac * static_cast<double>(t.bytes);
       cold.push_back({secs(b, rates.disk_bytes_per_s), frac * compute, true});
+      if (rates.observed_warm_stream_bytes_per_s > 0) {
+        // Observed: the step's compute, its copy from the page cache and what they cost
+        // each other, as the run measured them together.
+        warm.push_back({0, secs(b, rates.observed_warm_stream_bytes_per_s), true, 0, true});
+        continue;
+      }
       double overlap = 0;
       if (i < types.size())
         if (auto ws = rates.warm_stream_bytes_per_s.find(types[i]); ws != rates.warm_stream_bytes_per_s.end())
@@ -101,11 +122,57 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
     }
   }
   const int buffers = plan.streaming ? std::max(1, plan.staging_buffers) : 2;
-  p.token_seconds_cold = SimulatePass(cold, buffers, {rates.threads, rates.cores, false}) + embed_cold;
-  p.token_seconds_warm = SimulatePass(warm, buffers, {rates.threads, rates.cores, true}) + embed_warm;
+  p.token_seconds_cold =
+      SimulatePass(cold, buffers, {rates.threads, rates.cores, false}, &p.io_wait_seconds_cold) + embed_cold;
+  p.token_seconds_warm =
+      SimulatePass(warm, buffers, {rates.threads, rates.cores, true}, &p.io_wait_seconds_warm) + embed_warm;
+  p.io_wait_seconds_cold += embed_cold;
+  p.io_wait_seconds_warm += embed_warm;
   p.tokens_per_s_cold = p.token_seconds_cold > 0 ? 1.0 / p.token_seconds_cold : 0;
   p.tokens_per_s_warm = p.token_seconds_warm > 0 ? 1.0 / p.token_seconds_warm : 0;
   return p;
+}
+
+const char* ObservedFigureName(ObservedFigure f) {
+  switch (f) {
+    case ObservedFigure::kDisk: return "disk";
+    case ObservedFigure::kWarmStream: return "warm_stream";
+    case ObservedFigure::kResident: return "resident";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<TensorType>& types,
+                                       const StoragePlan& plan, MachineRates rates, bool resident_interleaved,
+                                       ObservedFigure figure, double token_seconds) {
+  const char* name = ObservedFigureName(figure);
+  if (!(token_seconds > 0) || !std::isfinite(token_seconds))
+    return absl::InvalidArgumentError(StrCat("cannot fit the ", name, " rate to a decode time of ", token_seconds, " s"));
+  auto seconds = [&](double x) {
+    switch (figure) {
+      case ObservedFigure::kDisk: rates.disk_bytes_per_s = x; break;
+      case ObservedFigure::kWarmStream: rates.observed_warm_stream_bytes_per_s = x; break;
+      case ObservedFigure::kResident: rates.observed_resident_bytes_per_s = x; break;
+    }
+    const CostPrediction p = PredictDecode(in, types, plan, rates, resident_interleaved);
+    return figure == ObservedFigure::kDisk ? p.token_seconds_cold : p.token_seconds_warm;
+  };
+  // The token time falls as the rate grows; bisect on log(rate) between 1 kB/s and
+  // 100 TB/s (beyond any device or memory).
+  double lo = std::log(1e3), hi = std::log(1e14);
+  const double slowest = seconds(std::exp(lo)), fastest = seconds(std::exp(hi));
+  if (!(slowest > fastest * 1.5))
+    return absl::FailedPreconditionError(StrCat("the plan has nothing the ", name, " rate governs"));
+  if (token_seconds < fastest * 1.1)
+    return absl::FailedPreconditionError(
+        StrCat("the ", name, " rate did not limit this run: its decode time ", token_seconds,
+               " s is within 10% of what the other terms alone take (", fastest, " s)"));
+  if (token_seconds > slowest) return std::exp(lo);
+  for (int i = 0; i < 100 && hi - lo > 1e-9; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (seconds(std::exp(mid)) > token_seconds ? lo : hi) = mid;
+  }
+  return std::exp(0.5 * (lo + hi));
 }
 
 }  // namespace uaii::storage

@@ -20,11 +20,21 @@
 // for cores and memory bandwidth: a step then takes at least (threads * compute +
 // read) / cores when threads + 1 > cores, and at least bytes / (the calibrated rate
 // of MatMul overlapped with such a copy). Direct reads (cold) are DMA: no CPU.
+//
+// Observed figures (storage/calibration.h, learned from the model's own runs) replace
+// the probes' where present: the disk rate is the one the engine got (fitted so this
+// simulation reproduces a cold streaming run's decode time); a warm streamed slice
+// takes bytes / the observed warm streaming rate (compute, the page-cache copy and
+// their contention together: the run measured them together); a resident matmul
+// takes bytes / the observed resident rate (a whole resident decode pass per weight
+// byte, attention, norms and sampling included). FitObservedRate finds the figure
+// that makes this model give a measured decode time.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "formats/tensor_type.h"
 #include "storage/plan.h"
 
@@ -38,6 +48,9 @@ struct CostStep {
   // Streamed: the least time this compute takes while the next slice is being read
   // (measured contention of a page-cache copy with MatMul; 0: none).
   double overlap_seconds = 0;
+  // compute_seconds already includes what the reader's copies cost it (an observed
+  // warm rate): no CPU-sharing penalty on top.
+  bool contention_included = false;
 };
 
 struct CpuShare {
@@ -48,7 +61,10 @@ struct CpuShare {
 
 // Steady-state seconds of one pass over `steps` (cyclic: the first slice of the next
 // pass is prefetched during the last of this one) with `staging_buffers` buffers.
-double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, const CpuShare& cpu);
+// `wait_seconds` (optional): of that, the time the engine waits for reads (what
+// `--json` reports as io_wait_seconds, per pass).
+double SimulatePass(const std::vector<CostStep>& steps, int staging_buffers, const CpuShare& cpu,
+                    double* wait_seconds = nullptr);
 
 struct MachineRates {
   double disk_bytes_per_s = 0;    // device, cold
@@ -57,6 +73,10 @@ struct MachineRates {
   std::map<TensorType, double> matmul_bytes_per_s;  // measured types; others use the slowest measured
   std::map<TensorType, double> interleaved_bytes_per_s;  // the interleaved group kernels, where they exist
   std::map<TensorType, double> warm_stream_bytes_per_s;  // MatMul + page-cache copy of the next slice, overlapped
+  // Observed on this model's runs (0: none, the probes above apply). The observed disk
+  // rate, when there is one, is disk_bytes_per_s itself (RatesOf).
+  double observed_resident_bytes_per_s = 0;     // resident matmul bytes per second of a resident pass
+  double observed_warm_stream_bytes_per_s = 0;  // warm streamed bytes per second of their steps, copy included
   int threads = 1;
   int cores = 1;
 };
@@ -70,6 +90,8 @@ struct CostPrediction {
   double token_seconds_warm = 0; // the simulated pass, reads from the page cache
   double tokens_per_s_cold = 0;
   double tokens_per_s_warm = 0;
+  double io_wait_seconds_cold = 0;  // of token_seconds_cold, waiting for reads
+  double io_wait_seconds_warm = 0;
 };
 
 // `types[i]` is the weight type of in.tensors[i]; `plan` is PlanStorage(in, ...).
@@ -77,5 +99,21 @@ struct CostPrediction {
 // their type has them (runtime/session.cpp, runtime/streamed_weights.cpp).
 CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>& types, const StoragePlan& plan,
                              const MachineRates& rates, bool resident_interleaved = false);
+
+// The figures a run can teach (storage/calibration.h keeps them per model).
+enum class ObservedFigure {
+  kDisk,        // a cold streaming run: MachineRates::disk_bytes_per_s
+  kWarmStream,  // a warm streaming run: observed_warm_stream_bytes_per_s
+  kResident,    // a run with nothing streamed: observed_resident_bytes_per_s
+};
+const char* ObservedFigureName(ObservedFigure f);  // "disk", "warm_stream", "resident"
+
+// The value of `figure` (bytes/s) for which PredictDecode's token_seconds_cold (kDisk)
+// or _warm (the others) equals `token_seconds`, the other rates as given. Fails when
+// no value does: the figure's term is not what limited the run (it was at most 10%
+// slower than the other terms alone allow), or the plan has nothing it governs.
+absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<TensorType>& types,
+                                       const StoragePlan& plan, MachineRates rates, bool resident_interleaved,
+                                       ObservedFigure figure, double token_seconds);
 
 }  // namespace uaii::storage
