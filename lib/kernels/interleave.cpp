@@ -42,27 +42,30 @@ bool GeometryOf(TensorType type, Geometry* g) {
 
 bool IsK(TensorType type) { return type == TensorType::Q4_K || type == TensorType::Q6_K; }
 
-// --- Q4_K: d, dmin, 12 bytes of 6-bit scales/mins (ScaleMinK4), 128 bytes of nibbles
-// (byte 32k+m: element 64k+m low, 64k+32+m high). ---
+// Moves n bytes of quants between a row-major block (q) and lane r of consecutive
+// 64-byte vectors (v): 4 bytes per vector.
+void MoveQuads(bool to_group, uint8_t* q, uint8_t* v, int r, int n) {
+  for (int c = 0; c < n / 4; ++c) {
+    if (to_group) std::memcpy(v + 64 * c + 4 * r, q + 4 * c, 4);
+    else std::memcpy(q + 4 * c, v + 64 * c + 4 * r, 4);
+  }
+}
+
+// --- Q4_K: d, dmin, 12 bytes of 6-bit scales/mins (ScaleMinK4), 128 bytes of qs. ---
 void MoveQ4K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   auto* b = reinterpret_cast<quant::BlockQ4_K*>(blk);
-  uint8_t sc[8], mn[8], q[256];
+  uint8_t sc[8], mn[8];
   if (to_group) {
     std::memcpy(gb + 2 * r, &b->d, 2);
     std::memcpy(gb + 32 + 2 * r, &b->dmin, 2);
     for (int j = 0; j < 8; ++j) quant::ScaleMinK4(j, b->scales, &sc[j], &mn[j]);
-    for (int e = 0; e < 256; ++e) q[e] = (b->qs[32 * (e / 64) + e % 32] >> (4 * ((e / 32) % 2))) & 0xF;
     for (int i = 0; i < 4; ++i) {
       gb[64 + 4 * r + i] = static_cast<uint8_t>((sc[i] & 0xF) | (sc[4 + i] & 0xF) << 4);
       gb[128 + 4 * r + i] = static_cast<uint8_t>((mn[i] & 0xF) | (mn[4 + i] & 0xF) << 4);
       gb[192 + 4 * r + i] = static_cast<uint8_t>((sc[i] >> 4) | (sc[4 + i] >> 4) << 2 | (mn[i] >> 4) << 4 |
                                                  (mn[4 + i] >> 4) << 6);
     }
-    for (int k = 0; k < 4; ++k)
-      for (int l = 0; l < 8; ++l)
-        for (int i = 0; i < 4; ++i)
-          gb[256 + 64 * (8 * k + l) + 4 * r + i] =
-              static_cast<uint8_t>(q[64 * k + l + 8 * i] | q[64 * k + 32 + l + 8 * i] << 4);
+    MoveQuads(true, b->qs, gb + 256, r, 128);
     return;
   }
   std::memcpy(&b->d, gb + 2 * r, 2);
@@ -79,70 +82,17 @@ void MoveQ4K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
     b->scales[j + 4] = static_cast<uint8_t>(mn[j] | (mn[j + 4] >> 4) << 6);
     b->scales[j + 8] = static_cast<uint8_t>((sc[j + 4] & 0xF) | (mn[j + 4] & 0xF) << 4);
   }
-  for (int k = 0; k < 4; ++k)
-    for (int l = 0; l < 8; ++l)
-      for (int i = 0; i < 4; ++i) {
-        const uint8_t v = gb[256 + 64 * (8 * k + l) + 4 * r + i];
-        q[64 * k + l + 8 * i] = v & 0xF;
-        q[64 * k + 32 + l + 8 * i] = v >> 4;
-      }
-  for (int k = 0; k < 4; ++k)
-    for (int m = 0; m < 32; ++m) b->qs[32 * k + m] = static_cast<uint8_t>(q[64 * k + m] | q[64 * k + 32 + m] << 4);
+  MoveQuads(false, b->qs, gb + 256, r, 128);
 }
 
-// --- Q6_K: ql (low nibbles), qh (2-bit pairs), 16 int8 scales, d. Element
-// e = 128h + 32k + l: ql[64h + 32(k%2) + l] nibble k/2, qh[32h + l] bits 2k. ---
+// --- Q6_K: ql, qh, 16 int8 scales, d; the quants move as they are. ---
 void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   auto* b = reinterpret_cast<quant::BlockQ6_K*>(blk);
-  uint8_t q[256];
-  auto low = [&](int mm, int l, int i) -> uint8_t& { return gb[288 + 64 * (8 * mm + l) + 4 * r + i]; };
-  auto high = [&](int mm, int l, int i) -> uint8_t& { return gb[2336 + 64 * (4 * mm + l) + 4 * r + i]; };
-  if (to_group) {
-    std::memcpy(gb + 2 * r, &b->d, 2);
-    for (int t = 0; t < 4; ++t)
-      for (int i = 0; i < 4; ++i) gb[32 + 64 * t + 4 * r + i] = static_cast<uint8_t>(b->scales[4 * t + i]);
-    for (int e = 0; e < 256; ++e) {
-      const int h = e / 128, k = (e / 32) % 4, l = e % 32;
-      q[e] = static_cast<uint8_t>(((b->ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF) |
-                                  ((b->qh[32 * h + l] >> (2 * k)) & 3) << 4);
-    }
-    for (int mm = 0; mm < 4; ++mm)
-      for (int l = 0; l < 8; ++l)
-        for (int i = 0; i < 4; ++i)
-          low(mm, l, i) = static_cast<uint8_t>((q[64 * mm + l + 8 * i] & 0xF) | (q[64 * mm + 32 + l + 8 * i] & 0xF) << 4);
-    for (int mm = 0; mm < 4; ++mm)
-      for (int l = 0; l < 4; ++l)
-        for (int i = 0; i < 4; ++i)
-          high(mm, l, i) = static_cast<uint8_t>((q[64 * mm + l + 8 * i] >> 4) | (q[64 * mm + 32 + l + 8 * i] >> 4) << 2 |
-                                                (q[64 * mm + l + 4 + 8 * i] >> 4) << 4 |
-                                                (q[64 * mm + 32 + l + 4 + 8 * i] >> 4) << 6);
-    return;
-  }
-  std::memcpy(&b->d, gb + 2 * r, 2);
-  for (int t = 0; t < 4; ++t)
-    for (int i = 0; i < 4; ++i) b->scales[4 * t + i] = static_cast<int8_t>(gb[32 + 64 * t + 4 * r + i]);
-  for (int mm = 0; mm < 4; ++mm)
-    for (int l = 0; l < 8; ++l)
-      for (int i = 0; i < 4; ++i) {
-        q[64 * mm + l + 8 * i] = low(mm, l, i) & 0xF;
-        q[64 * mm + 32 + l + 8 * i] = low(mm, l, i) >> 4;
-      }
-  for (int mm = 0; mm < 4; ++mm)
-    for (int l = 0; l < 4; ++l)
-      for (int i = 0; i < 4; ++i) {
-        const uint8_t h = high(mm, l, i);
-        q[64 * mm + l + 8 * i] |= (h & 3) << 4;
-        q[64 * mm + 32 + l + 8 * i] |= ((h >> 2) & 3) << 4;
-        q[64 * mm + l + 4 + 8 * i] |= ((h >> 4) & 3) << 4;
-        q[64 * mm + 32 + l + 4 + 8 * i] |= ((h >> 6) & 3) << 4;
-      }
-  std::memset(b->ql, 0, sizeof(b->ql));
-  std::memset(b->qh, 0, sizeof(b->qh));
-  for (int e = 0; e < 256; ++e) {
-    const int h = e / 128, k = (e / 32) % 4, l = e % 32;
-    b->ql[64 * h + 32 * (k % 2) + l] |= static_cast<uint8_t>((q[e] & 0xF) << (4 * (k / 2)));
-    b->qh[32 * h + l] |= static_cast<uint8_t>((q[e] >> 4) << (2 * k));
-  }
+  auto* scales = reinterpret_cast<uint8_t*>(b->scales);
+  if (to_group) std::memcpy(gb + 2 * r, &b->d, 2); else std::memcpy(&b->d, gb + 2 * r, 2);
+  MoveQuads(to_group, scales, gb + 32, r, 16);
+  MoveQuads(to_group, b->ql, gb + 288, r, 128);
+  MoveQuads(to_group, b->qh, gb + 2336, r, 64);
 }
 
 // Q5_0's qh (bit j = high bit of element j) -> qh' (interleave.h): byte i, bit k =
@@ -244,13 +194,8 @@ void ToActK(const quant::BlockQ8_K& x, ActK* a) {
   int bs[8];
   for (int j = 0; j < 8; ++j) bs[j] = x.bsums[2 * j] + x.bsums[2 * j + 1];
   for (int p = 0; p < 4; ++p) a->bsp[p] = PackI16(bs[2 * p], bs[2 * p + 1]);
-  for (int j = 0; j < 8; ++j)
-    for (int l = 0; l < 8; ++l)
-      for (int i = 0; i < 4; ++i) a->xp[4 * (8 * j + l) + i] = x.qs[32 * j + l + 8 * i];
-  for (int m = 0; m < 8; ++m)
-    for (int l = 0; l < 8; ++l)
-      a->x32[8 * m + l] = PackI16(32 * (x.qs[32 * m + l] + x.qs[32 * m + 8 + l]),
-                                  32 * (x.qs[32 * m + 16 + l] + x.qs[32 * m + 24 + l]));
+  for (int j = 0; j < 16; ++j) a->nb32[j] = -32 * x.bsums[j];
+  std::memcpy(a->qs, x.qs, sizeof(a->qs));
 }
 Scratch& ThreadScratch() {
   thread_local Scratch s;

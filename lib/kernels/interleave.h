@@ -22,20 +22,21 @@
 // 16+4k..16+4k+3. Q5_0's qh' byte i holds in bit k the high bit of element 4k+i and
 // in bit 4+k that of element 16+4k+i, so chunk k's bits come out with one shift.
 //
-// K-quants (256-element super-blocks; the reference sums 8 lanes, lane l taking the
-// positions p % 8 == l, vec_dot.h). A group-block holds 16 rows' super-blocks:
+// K-quants (256-element super-blocks; the reference sums each row's super-block
+// into one int32 and scales it once, vec_dot.h). A group-block holds 16 rows'
+// super-blocks, quants moved 4 bytes at a time as for the 32-blocks:
 //   Q4_K (2304 bytes): d[16], dmin[16] (f16); 64 bytes of scale low nibbles
 //     (byte 4r+i = sc[i] | sc[4+i] << 4), 64 of min low nibbles (likewise), 64 of
 //     high bits (sc[i] >> 4 | sc[4+i] >> 4 << 2 | mn[i] >> 4 << 4 | mn[4+i] >> 4 << 6);
-//     then 32 vectors v = 8k + l, byte 4r+i = q[64k+l+8i] | q[64k+32+l+8i] << 4.
+//     then 32 vectors, vector c lane r = row r's qs[4c..4c+3] (low nibbles: elements
+//     64(c/8) + 4(c%8) + i, sub-block 2(c/8); high nibbles: those + 32).
 //   Q6_K (3360 bytes): d[16]; 4 vectors of scales (byte 4r+i = sc[4t+i]); 32 vectors
-//     of low nibbles, v = 8mm + l: q[64mm+l+8i] & 15 | (q[64mm+32+l+8i] & 15) << 4;
-//     16 vectors of high bit pairs, u = 4mm + l (l < 4): the pairs of elements
-//     64mm+l+8i, 64mm+32+l+8i, 64mm+l+4+8i, 64mm+32+l+4+8i at bits 0, 2, 4, 6.
-// So lane r's dword is always 4 weights of one lane l: maddubs + madd against the
-// activation's matching 4 bytes (ActK.xp) and the sub-block scales give row r's
-// aux[l] exactly; Q6_K's -32 offset is taken off with ActK.x32, Q4_K's mins with
-// ActK.bsp, all in integers.
+//     of ql (vector c lane r = ql[4c..4c+3]); 16 vectors of qh (likewise).
+// So lane r's dword is always 4 consecutive weights of one sub-block: a byte-dot
+// against the activation's 4 matching bytes (ActK.qs, the Q8_K quants as they are)
+// adds to row r's sub-block sum, one int32 multiply applies the scale. Q6_K's -32
+// offset starts each sub-block sum at ActK.nb32, Q4_K's mins use ActK.bsp, all in
+// integers.
 //
 // Exactness: with unsigned weights u = q + K (K = 8, 16, 128 for Q4_0, Q5_0, Q8_0),
 // sum(q x) = sum(u x) - K sum(x), exact in int32; the f32 steps per block are the
@@ -51,15 +52,14 @@ namespace uaii::kernels {
 
 inline constexpr int kInterleaveRows = 16;
 
-// A Q8_K activation super-block rearranged for the K-quant group kernels:
-// xp[4 (8j + l) + i] = qs[32j + l + 8i]; bsp[p] = int16 pair (bs_2p, bs_2p+1) with
-// bs_j = bsums[2j] + bsums[2j+1]; x32[8m + l] = int16 pair (32 X(2m, l), 32 X(2m+1, l))
-// with X(j, l) = qs[16j + l] + qs[16j + 8 + l].
+// A Q8_K activation super-block as the K-quant group kernels read it: qs as they
+// are; bsp[p] = int16 pair (bs_2p, bs_2p+1) with bs_j = bsums[2j] + bsums[2j+1] (the
+// 32-element sub-block sums, for Q4_K's mins); nb32[j] = -32 * bsums[j] (Q6_K).
 struct ActK {
   float d;
   int32_t bsp[4];
-  int32_t x32[64];
-  int8_t xp[256];
+  int32_t nb32[16];
+  int8_t qs[256];
 };
 
 // True when this CPU has interleaved kernels for `type` (only then repack).
