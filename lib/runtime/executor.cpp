@@ -8,6 +8,7 @@
 #include "runtime/cpu_ops.h"
 #include "runtime/linear.h"
 #include "runtime/moe.h"
+#include "runtime/stage_linear.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -265,6 +266,11 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       }
       case Kind::kMatMul: {
         const int64_t k = shapes_[s.in[0]].back();
+        const StageMatmul one[1] = {{weight_[s.in[1]], y}};
+        if (numel(s.in[0]) == k && CanRunStage(one, 1)) {  // one row: grains balance the threads
+          st = StageLinear(one, 1, F(s.in[0]), pool);
+          break;
+        }
         st = Linear(*weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y, pool);
         break;
       }
@@ -302,21 +308,38 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         // The same calls, in the same order, as rms_norm -> matmul(s) [-> swiglu/geglu],
         // so results are bit-identical; the normalized rows and the gate/up pair live
         // only inside this step (see docs/ir.md, "Planner fusions").
+        // Decoding one row with resident weights, the stage's matmuls (and the
+        // activation) run as one pool job (runtime/stage_linear.h), same results.
         const int64_t c = shapes_[s.in[0]].back();
         const int64_t rows_n = numel(s.in[0]) / c;
-        std::vector<float> h(static_cast<size_t>(rows_n * c));
-        RmsNorm(F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h.data());
+        const Buf h = ThreadBuffers().Acquire(rows_n * c);
+        RmsNorm(F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h->data());
         if (s.act) {
-          std::vector<float> up(static_cast<size_t>(n));
-          st = Linear(*weight_[s.in[2]], h.data(), rows_n, y, pool);  // gate, written over by the activation
-          if (st.ok()) st = Linear(*weight_[s.in[3]], h.data(), rows_n, up.data(), pool);
-          if (st.ok()) (s.act == 1 ? Swiglu : Geglu)(y, up.data(), n, y);  // element-wise: y may alias gate
+          const Buf up = ThreadBuffers().Acquire(n);
+          const StageMatmul pair[2] = {{weight_[s.in[2]], y}, {weight_[s.in[3]], up->data()}};
+          if (rows_n == 1 && CanRunStage(pair, 2)) {
+            st = StageGated(*pair[0].w, *pair[1].w, s.act == 1 ? StageAct::kSwiglu : StageAct::kGeglu, h->data(),
+                            y, up->data(), pool);
+            break;
+          }
+          st = Linear(*weight_[s.in[2]], h->data(), rows_n, y, pool);  // gate, written over by the activation
+          if (st.ok()) st = Linear(*weight_[s.in[3]], h->data(), rows_n, up->data(), pool);
+          if (st.ok()) (s.act == 1 ? Swiglu : Geglu)(y, up->data(), n, y);  // element-wise: y may alias gate
           break;
         }
-        for (size_t k = 0; k < s.outs.size() && st.ok(); ++k) {
-          if (k > 0) buf[s.outs[k]] = std::make_shared<std::vector<float>>(numel(s.outs[k]));
-          st = Linear(*weight_[s.in[2 + k]], h.data(), rows_n, buf[s.outs[k]]->data(), pool);
+        constexpr size_t kMaxStage = 8;
+        StageMatmul parts[kMaxStage];
+        for (size_t k = 0; k < s.outs.size(); ++k) {
+          if (k > 0) buf[s.outs[k]] = ThreadBuffers().Acquire(numel(s.outs[k]));
+          if (k < kMaxStage) parts[k] = {weight_[s.in[2 + k]], buf[s.outs[k]]->data()};
         }
+        const int n_parts = static_cast<int>(s.outs.size());
+        if (rows_n == 1 && s.outs.size() <= kMaxStage && CanRunStage(parts, n_parts)) {
+          st = StageLinear(parts, n_parts, h->data(), pool);
+          break;
+        }
+        for (size_t k = 0; k < s.outs.size() && st.ok(); ++k)
+          st = Linear(*weight_[s.in[2 + k]], h->data(), rows_n, buf[s.outs[k]]->data(), pool);
         break;
       }
       case Kind::kMoeFfn: {

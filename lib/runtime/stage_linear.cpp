@@ -1,0 +1,152 @@
+#include "runtime/stage_linear.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <mutex>
+
+#include "kernels/interleave.h"
+#include "kernels/matmul.h"
+#include "runtime/cpu_ops.h"
+#include "runtime/weight_source.h"
+
+namespace uaii::runtime {
+namespace {
+
+constexpr int64_t kGroupRows = kernels::kInterleaveRows;  // grains cut at whole 16-row groups
+
+// About this many weight bytes per grain: ~5 us of streaming at 25 GB/s, against
+// well under 1 us to quantize the activation row again and start the stream.
+constexpr int64_t kGrainBytes = 128 << 10;
+// At most this many grains per thread: the largest matrix (Gemma 3's 178 MB output
+// head) gets grains of a few MB, so a preempted thread strands at most one of them.
+constexpr int64_t kMaxGrainsPerThread = 8;
+
+// y[r0, r1) = rows [r0, r1) of W times x. r0 is a multiple of 16 and r1 is too, or
+// W's last row: such a slice of the interleaved layout is itself an interleaved
+// matrix (its groups, then any tail rows row-major), as a slice of a row-major one is.
+absl::Status Rows(const BoundWeight& w, const float* x, int64_t r0, int64_t r1, float* y) {
+  const uint64_t off = static_cast<uint64_t>(r0) * w.row_bytes;
+  if (const uint8_t* il = InterleavedData(w))
+    return kernels::MatMulInterleaved(w.type, il + off, r1 - r0, w.shape[1], x, 1, y + r0, nullptr);
+  return MatMul(w.type, w.data + off, r1 - r0, w.shape[1], x, 1, y + r0, nullptr);
+}
+
+// A position in the stage's concatenated rows: row `row` of part `part`.
+struct Pos {
+  int part;
+  int64_t row;
+};
+
+// The parts' rows laid end to end, each row costing its part's bytes.
+class RowSpace {
+ public:
+  RowSpace(const int64_t* rows, const int64_t* row_bytes, int n) : rows_(rows), rb_(row_bytes), n_(n) {
+    for (int p = 0; p < n; ++p) total_ += rows[p] * row_bytes[p];
+  }
+  int64_t total_bytes() const { return total_; }
+
+  // The group boundary nearest to byte offset b (b == total: the end).
+  Pos Snap(int64_t b) const {
+    for (int p = 0; p < n_; ++p) {
+      const int64_t part_bytes = rows_[p] * rb_[p];
+      if (b < part_bytes) {
+        const int64_t row = std::llround(static_cast<double>(b) / static_cast<double>(rb_[p] * kGroupRows)) * kGroupRows;
+        return row >= rows_[p] ? Pos{p + 1, 0} : Pos{p, row};
+      }
+      b -= part_bytes;
+    }
+    return Pos{n_, 0};
+  }
+
+  // Calls piece(part, r0, r1) for every non-empty part slice in [from, to).
+  template <typename Piece>
+  absl::Status ForEach(Pos from, Pos to, Piece&& piece) const {
+    for (int p = from.part; p < n_ && p <= to.part; ++p) {
+      const int64_t r0 = p == from.part ? from.row : 0;
+      const int64_t r1 = p == to.part ? to.row : rows_[p];
+      if (r1 > r0)
+        if (absl::Status st = piece(p, r0, r1); !st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const int64_t* rows_;
+  const int64_t* rb_;
+  int n_;
+  int64_t total_ = 0;
+};
+
+// Runs piece over the whole row space: in grains of about equal bytes claimed from a
+// shared counter on the pool (one job), or in one go without a pool.
+template <typename Piece>
+absl::Status RunGrains(const RowSpace& space, ThreadPool* pool, Piece&& piece) {
+  const int threads = pool ? pool->num_threads() : 1;
+  const int64_t grains = std::clamp<int64_t>(space.total_bytes() / kGrainBytes, threads,
+                                             threads * kMaxGrainsPerThread);
+  if (threads == 1 || grains <= 1) return space.ForEach(Pos{0, 0}, space.Snap(space.total_bytes()), piece);
+  std::atomic<int64_t> next{0};
+  std::mutex mu;
+  absl::Status first_error;
+  std::atomic<bool> failed{false};
+  const std::function<void(int64_t, int64_t)> job = [&](int64_t, int64_t) {
+    for (int64_t g; !failed.load(std::memory_order_relaxed) && (g = next.fetch_add(1)) < grains;) {
+      const Pos from = space.Snap(space.total_bytes() * g / grains);
+      const Pos to = space.Snap(space.total_bytes() * (g + 1) / grains);
+      if (absl::Status st = space.ForEach(from, to, piece); !st.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first_error.ok()) first_error = st;
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+  };
+  pool->ParallelFor(threads, job, 1);  // one chunk per thread; the chunks claim grains
+  return first_error;
+}
+
+}  // namespace
+
+bool CanRunStage(const StageMatmul* parts, int n_parts) {
+  if (WeightSourceScope::Current() != nullptr || n_parts <= 0) return false;
+  for (int k = 0; k < n_parts; ++k) {
+    const BoundWeight* w = parts[k].w;
+    if (w == nullptr || parts[k].y == nullptr || w->shape.size() != 2 || w->row_bytes == 0 ||
+        w->shape[1] != parts[0].w->shape[1] || (w->data == nullptr && InterleavedData(*w) == nullptr))
+      return false;
+  }
+  return true;
+}
+
+absl::Status StageLinear(const StageMatmul* parts, int n_parts, const float* x, ThreadPool* pool) {
+  constexpr int kMaxParts = 8;
+  if (n_parts <= 0 || n_parts > kMaxParts) return absl::InvalidArgumentError("stage: 1..8 matrices");
+  int64_t rows[kMaxParts], rb[kMaxParts];
+  for (int k = 0; k < n_parts; ++k) {
+    rows[k] = parts[k].w->shape[0];
+    rb[k] = static_cast<int64_t>(parts[k].w->row_bytes);
+  }
+  const RowSpace space(rows, rb, n_parts);
+  return RunGrains(space, pool, [&](int p, int64_t r0, int64_t r1) {
+    return Rows(*parts[p].w, x, r0, r1, parts[p].y);
+  });
+}
+
+absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct act, const float* x,
+                        float* y, float* up_rows, ThreadPool* pool) {
+  if (gate.shape != up.shape) return absl::InvalidArgumentError("stage: gate and up differ in shape");
+  // One row of the space = one gate row and the matching up row.
+  const int64_t rows[1] = {gate.shape[0]};
+  const int64_t rb[1] = {static_cast<int64_t>(gate.row_bytes + up.row_bytes)};
+  const RowSpace space(rows, rb, 1);
+  return RunGrains(space, pool, [&](int, int64_t r0, int64_t r1) {
+    absl::Status st = Rows(gate, x, r0, r1, y);
+    if (st.ok()) st = Rows(up, x, r0, r1, up_rows);
+    // Element-wise, so a row range gives each element what the whole call gives it.
+    if (st.ok()) (act == StageAct::kSwiglu ? Swiglu : Geglu)(y + r0, up_rows + r0, r1 - r0, y + r0);
+    return st;
+  });
+}
+
+}  // namespace uaii::runtime
