@@ -157,9 +157,9 @@ absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<T
     const CostPrediction p = PredictDecode(in, types, plan, rates, resident_interleaved);
     return figure == ObservedFigure::kDisk ? p.token_seconds_cold : p.token_seconds_warm;
   };
-  // The token time falls as the rate grows; bisect on log(rate) between 1 kB/s and
-  // 100 TB/s (beyond any device or memory).
-  double lo = std::log(1e3), hi = std::log(1e14);
+  // The token time falls as the rate grows; bisect on log(rate) between 1 mB/s and
+  // 1 PB/s (beyond any device or memory; the low end slow for any plan's bytes).
+  double lo = std::log(1e-3), hi = std::log(1e15);
   const double slowest = seconds(std::exp(lo)), fastest = seconds(std::exp(hi));
   if (!(slowest > fastest * 1.5))
     return absl::FailedPreconditionError(StrCat("the plan has nothing the ", name, " rate governs"));

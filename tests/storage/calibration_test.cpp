@@ -1,7 +1,9 @@
 // The calibration cache (storage/calibration.h): figures under the current key
 // (CPU model, thread count, kMatMulKernelVersion) are read back without measuring;
 // rates under another key (an older kernel version) are ignored and the current ones
-// measured through MatMul and added beside them.
+// measured through MatMul and added beside them. Figures observed on a model's runs
+// (FoldObservation) form a weighted mean per model and key; a corrupt or missing file
+// falls back to the probe with a note, and an unwritable one fails only the fold.
 #include <catch2/catch.hpp>
 #include <simdjson.h>
 
@@ -78,5 +80,115 @@ TEST_CASE("calibration: rates of another kernel version are measured again", "[s
   REQUIRE(again.ok());
   CHECK(again->from_cache);
   CHECK(again->matmul_bytes_per_s.at(TensorType::Q4_0) == Approx(new_rate));
+  std::filesystem::remove_all(dir);
+}
+
+// Observed figures (FoldObservation): learned from runs, per model and matmul key.
+TEST_CASE("calibration: a run's figure is folded in as a weighted mean with its sample count",
+          "[storage][calibration]") {
+  const std::string dir = Dir("calibration_observed");
+  WriteCache(dir, MatMulCalibrationKey(1), 123);
+  const std::string model = "/models/a.gguf|1000";
+  auto first = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 2e9);
+  REQUIRE(first.ok());
+  CHECK(first->bytes_per_s == Approx(2e9));  // the first run replaces the probe outright
+  CHECK(first->samples == 1);
+  CHECK(!first->updated_at.empty());
+  auto second = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 1e9);
+  REQUIRE(second.ok());
+  CHECK(second->bytes_per_s == Approx(1.5e9));  // weight 1/2
+  CHECK(second->samples == 2);
+  auto third = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 3e9);
+  REQUIRE(third.ok());
+  CHECK(third->bytes_per_s == Approx((1 - kObservedWeight) * 1.5e9 + kObservedWeight * 3e9));
+  CHECK(third->samples == 3);
+  REQUIRE(FoldObservation(dir, model, 1, ObservedFigure::kResident, 9e9).ok());
+
+  // Read back under the same model and threads; the probe figures are untouched.
+  const Calibration c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, model);
+  CHECK(c.note.empty());
+  CHECK(c.disk_read_bytes_per_s == Approx(1e9));
+  CHECK(c.matmul_bytes_per_s.at(TensorType::Q4_0) == Approx(123));
+  CHECK(c.observed_key == model + "|" + MatMulCalibrationKey(1));
+  REQUIRE(c.observed.count(ObservedFigure::kDisk));
+  CHECK(c.observed.at(ObservedFigure::kDisk).samples == 3);
+  CHECK(c.observed.count(ObservedFigure::kWarmStream) == 0);
+  const MachineRates observed = RatesOf(c);
+  CHECK(observed.disk_bytes_per_s == Approx(third->bytes_per_s));
+  CHECK(observed.observed_resident_bytes_per_s == Approx(9e9));
+  CHECK(observed.observed_warm_stream_bytes_per_s == 0);
+  const MachineRates probe = RatesOf(c, /*use_observed=*/false);
+  CHECK(probe.disk_bytes_per_s == Approx(1e9));
+  CHECK(probe.observed_resident_bytes_per_s == 0);
+
+  // Another model, or another thread count, has its own figures (none yet).
+  CHECK(LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "/models/b.gguf|1000").observed.empty());
+  CHECK(LoadCachedCalibration(dir, 2, {TensorType::Q4_0}, model).observed.empty());
+  CHECK(LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "").observed.empty());
+  // LoadOrMeasureCalibration reads them too, and keeps them when it writes the file.
+  auto full = LoadOrMeasureCalibration(dir, 1, {TensorType::Q4_0}, "", model);
+  REQUIRE(full.ok());
+  CHECK(full->observed.at(ObservedFigure::kResident).bytes_per_s == Approx(9e9));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("calibration: the model key names the file and its size", "[storage][calibration]") {
+  const std::string dir = Dir("calibration_model_key");
+  const std::string f = dir + "/m.gguf";
+  std::ofstream(f) << "12345";
+  const std::string key = ModelCalibrationKey(f);
+  CHECK(key.find("m.gguf|5") != std::string::npos);
+  CHECK(ModelCalibrationKey(dir).find('|') == std::string::npos);  // a directory: its path
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("calibration: a missing or corrupt cache falls back to the probe with a note, never a crash",
+          "[storage][calibration]") {
+  const std::string dir = Dir("calibration_corrupt");
+  // Missing: nothing cached, nothing to say.
+  Calibration c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
+  CHECK(c.note.empty());
+  CHECK(c.disk_read_bytes_per_s == 0);
+  CHECK(c.observed.empty());
+  // Not JSON: a note naming the file; no figures.
+  std::ofstream(dir + "/calibration.json") << "{\"disk_read_bytes_per_s\": 1e9, \"observed\": {";
+  c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
+  CHECK(c.note.find(dir + "/calibration.json") != std::string::npos);
+  CHECK(c.note.find("measured again") != std::string::npos);
+  CHECK(c.observed.empty());
+  CHECK(RatesOf(c).disk_bytes_per_s == 0);
+  // A run folding into it rewrites it with its own figure.
+  REQUIRE(FoldObservation(dir, "m|1", 1, ObservedFigure::kWarmStream, 4e9).ok());
+  c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
+  CHECK(c.note.empty());
+  CHECK(c.observed.at(ObservedFigure::kWarmStream).samples == 1);
+  // Observed entries that are not positive rates are ignored, with a note naming them.
+  const std::string key = "m|1|" + MatMulCalibrationKey(1);
+  std::ofstream(dir + "/calibration.json") << R"({"disk_read_bytes_per_s": 1e9, "observed": {")" << key
+                                           << R"(": {"disk": {"bytes_per_s": -5, "samples": 2}, "resident": "fast",
+        "warm_stream": {"bytes_per_s": 3e9, "samples": "many"}}}})";
+  c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
+  CHECK(c.note.find("bytes_per_s") != std::string::npos);
+  CHECK(c.observed.count(ObservedFigure::kDisk) == 0);
+  CHECK(c.observed.count(ObservedFigure::kResident) == 0);
+  CHECK(c.observed.at(ObservedFigure::kWarmStream).samples == 1);  // a bad count counts as one
+  CHECK(RatesOf(c).disk_bytes_per_s == Approx(1e9));                // the probe's
+  std::ofstream(dir + "/calibration.json") << R"({"disk_read_bytes_per_s": 1e9, "observed": [1, 2]})";
+  c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
+  CHECK(c.note.find("\"observed\" is not an object") != std::string::npos);
+  // Figures that are not rates cannot be folded in.
+  CHECK(!FoldObservation(dir, "m|1", 1, ObservedFigure::kDisk, 0).ok());
+  CHECK(!FoldObservation(dir, "m|1", 1, ObservedFigure::kDisk, -1).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("calibration: a cache that cannot be written fails the fold, not the caller", "[storage][calibration]") {
+  const std::string dir = Dir("calibration_unwritable");
+  // calibration.json is a directory: it reads as corrupt and cannot be replaced.
+  std::filesystem::create_directories(dir + "/calibration.json/x");
+  auto r = FoldObservation(dir, "m|1", 1, ObservedFigure::kDisk, 1e9);
+  CHECK(!r.ok());
+  CHECK(std::string(r.status().message()).find("calibration.json") != std::string::npos);
+  CHECK(std::filesystem::is_directory(dir + "/calibration.json/x"));  // left as it was
   std::filesystem::remove_all(dir);
 }

@@ -2,8 +2,12 @@
 // reads and compute; two overlap them slice by slice (the slower of the next read and
 // this compute, not their sum); resident weights compute while the next slice is
 // read; page-cache copies share the cores with the compute threads; and
-// PredictDecode turns a plan and machine rates into those steps.
+// PredictDecode turns a plan and machine rates into those steps; observed figures
+// replace the probes' terms, and FitObservedRate inverts the model for one figure.
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <tuple>
 
 #include "storage/cost_model.h"
 
@@ -97,4 +101,103 @@ TEST_CASE("cost model: PredictDecode from a plan and machine rates", "[storage][
   // One buffer: sum of reads and compute.
   plan.staging_buffers = 1;
   CHECK(PredictDecode(in, types, plan, rates).token_seconds_cold == Approx(2 + 1 + 2 + 1 + 1));
+}
+
+TEST_CASE("cost model: the simulated pass reports its I/O wait", "[storage][cost]") {
+  double wait = -1;
+  // Disk-bound (see above): each acquire waits read - compute = 1 per slice.
+  CHECK(SimulatePass({S(2, 1), S(2, 1), S(2, 1), S(2, 1)}, 2, kNoShare, &wait) == Approx(8));
+  CHECK(wait == Approx(4));
+  CHECK(SimulatePass({S(1, 3), S(1, 3)}, 2, kNoShare, &wait) == Approx(6));
+  CHECK(wait == Approx(0));
+  CHECK(SimulatePass({S(2, 1), R(0.5)}, 1, kNoShare, &wait) == Approx(3.5));
+  CHECK(wait == Approx(2));  // one buffer: every read is waited for
+  // An observed step already includes its contention: no sharing penalty on top.
+  CostStep observed = S(1, 1);
+  observed.contention_included = true;
+  CHECK(SimulatePass({observed, observed}, 2, {2, 2, true}) == Approx(2));
+}
+
+namespace {
+// ffn_up streamed in two slices, ffn_down resident (as in the PredictDecode test).
+struct SmallPlan {
+  PlanInputs in;
+  StoragePlan plan;
+  MachineRates rates;
+  std::vector<TensorType> types = {TensorType::Q4_0, TensorType::Q4_0};
+  SmallPlan() {
+    for (auto [name, bytes, rows] : {std::tuple{"blk.0.ffn_up.weight", 400, 4}, {"blk.0.ffn_down.weight", 200, 2}}) {
+      PlanTensor t;
+      t.name = name;
+      t.bytes = bytes;
+      t.rows = rows;
+      t.row_bytes = bytes / rows;
+      t.matmul = true;
+      in.tensors.push_back(t);
+    }
+    plan.streaming = true;
+    plan.staging_buffers = 2;
+    plan.residency = {Residency::kStreamed, Residency::kPinned};
+    plan.rows_per_slice = {2, 2};
+    rates.disk_bytes_per_s = 100;
+    rates.cached_bytes_per_s = 400;
+    rates.memory_bytes_per_s = 1000;
+    rates.matmul_bytes_per_s[TensorType::Q4_0] = 200;
+    rates.cores = 4;
+  }
+};
+}  // namespace
+
+TEST_CASE("cost model: observed figures replace the probes' terms", "[storage][cost]") {
+  SmallPlan s;
+  s.rates.observed_resident_bytes_per_s = 50;       // ffn_down: 4 s, no memory floor
+  s.rates.observed_warm_stream_bytes_per_s = 100;   // each 200-byte slice: 2 s, its copy included
+  const auto p = PredictDecode(s.in, s.types, s.plan, s.rates);
+  CHECK(p.token_seconds_warm == Approx(2 + 2 + 4));
+  CHECK(p.io_wait_seconds_warm == Approx(0));
+  // Cold: slices read 2 s and compute 1 s; ffn_down (4 s) hides the next read.
+  // acquire a at t, read b to t+2, compute a to t+1 -> wait to t+2; read a' to t+4,
+  // compute b to t+3, ffn_down to t+7; acquire a' at t+7: period 7, waits 1 per pass.
+  CHECK(p.token_seconds_cold == Approx(7));
+  CHECK(p.io_wait_seconds_cold == Approx(1));
+}
+
+TEST_CASE("cost model: a fitted figure reproduces the measured decode time", "[storage][cost]") {
+  SmallPlan s;
+  for (auto [figure, target] : {std::pair{ObservedFigure::kDisk, 9.0}, {ObservedFigure::kWarmStream, 6.0}}) {
+    auto rate = FitObservedRate(s.in, s.types, s.plan, s.rates, false, figure, target);
+    REQUIRE(rate.ok());
+    MachineRates r = s.rates;
+    (figure == ObservedFigure::kDisk ? r.disk_bytes_per_s : r.observed_warm_stream_bytes_per_s) = *rate;
+    const auto p = PredictDecode(s.in, s.types, s.plan, r);
+    CHECK((figure == ObservedFigure::kDisk ? p.token_seconds_cold : p.token_seconds_warm) == Approx(target));
+  }
+  // Disk-bound at 9 s: the two 200-byte reads take the whole pass (the 3 s of compute
+  // hide under them), 4.5 s each -> 44.4 B/s.
+  CHECK(*FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kDisk, 9.0) ==
+        Approx(200 / 4.5).epsilon(1e-6));
+  // Nothing streamed: the resident rate is the matmul bytes per second of the pass.
+  s.plan.streaming = false;
+  s.plan.residency = {Residency::kPinned, Residency::kPinned};
+  auto resident = FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kResident, 2.0);
+  REQUIRE(resident.ok());
+  CHECK(*resident == Approx(300));  // 600 bytes in 2 s
+}
+
+TEST_CASE("cost model: a figure that did not limit the run is not fitted", "[storage][cost]") {
+  SmallPlan s;
+  // Cold with infinitely fast reads still takes 3 s of compute: 3.1 s says nothing
+  // about the disk, and neither does a time below what compute alone takes.
+  for (double t : {3.1, 1.0}) {
+    auto r = FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kDisk, t);
+    CHECK(!r.ok());
+    CHECK(std::string(r.status().message()).find("did not limit") != std::string::npos);
+  }
+  CHECK(!FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kDisk, 0).ok());
+  CHECK(!FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kDisk, -1).ok());
+  // A plan without resident matmuls has nothing the resident rate governs.
+  s.plan.residency = {Residency::kStreamed, Residency::kStreamed};
+  auto none = FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kResident, 10);
+  CHECK(!none.ok());
+  CHECK(std::string(none.status().message()).find("nothing the resident rate governs") != std::string::npos);
 }
