@@ -7,16 +7,17 @@
 //    block term in the reference's multiplication order, then sumf += term), so the
 //    4 chains overlap instead of waiting on each other, and each unpacked weight
 //    block serves up to 4 activation rows.
-//  * K-quants: one weight row at a time (their f32 part is already 8 lanes wide, as
-//    in vec_dot_neon.cpp) against up to 4 activation rows, so each unpacked
-//    sub-block is reused across the activation rows. Activations are read as
-//    quantized (the lane order of vmull_s8 already matches the reference), so the
-//    x86 lane permutation (PermuteQ8KForTiles, a no-op here) is not needed.
+//  * K-quants: one weight row at a time against up to 4 activation rows, so each
+//    unpacked sub-block is reused across the activation rows: the reference's one
+//    exact int32 per super-block and activation row (sub-block products summed in
+//    int16, scaled into int32x4, reduced once per block, as in vec_dot_neon.cpp),
+//    then its scalar f32 steps per activation row (independent chains).
 #include <cstring>
 #include <type_traits>
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
+#include "kernels/kquant_scales.h"
 #include "kernels/dispatch.h"
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
@@ -192,20 +193,9 @@ struct LaneAcc {
   }
 };
 
-// sums[l] += d * float(aux[l]).
-inline void AddLaneTerms(float d, int32x4_t lo, int32x4_t hi, float32x4_t* s_lo, float32x4_t* s_hi) {
-  const float32x4_t vd = vdupq_n_f32(d);
-  *s_lo = vaddq_f32(*s_lo, vmulq_f32(vd, vcvtq_f32_s32(lo)));
-  *s_hi = vaddq_f32(*s_hi, vmulq_f32(vd, vcvtq_f32_s32(hi)));
-}
-
-inline float AddLanes(float sumf, float32x4_t s_lo, float32x4_t s_hi) {
-  float lanes[8];
-  vst1q_f32(lanes, s_lo);
-  vst1q_f32(lanes + 4, s_hi);
-  for (int l = 0; l < 8; ++l) sumf += lanes[l];
-  return sumf;
-}
+// The int32 sum of column c's accumulators.
+template <int C>
+inline int LaneSum(const LaneAcc<C>& a, int c) { return vaddvq_s32(vaddq_s32(a.lo[c], a.hi[c])); }
 
 template <bool kFive, int C>
 void RowQ45K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, float* y, int64_t ys) {
@@ -213,14 +203,13 @@ void RowQ45K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, floa
   const auto* w = reinterpret_cast<const Block*>(wrow);
   const BlockQ8_K* xr[C];
   for (int c = 0; c < C; ++c) xr[c] = reinterpret_cast<const BlockQ8_K*>(xb + c * xs);
-  float32x4_t s_lo[C], s_hi[C];
   float sumf[C];
-  for (int c = 0; c < C; ++c) { s_lo[c] = s_hi[c] = vdupq_n_f32(0.0f); sumf[c] = 0; }
+  for (int c = 0; c < C; ++c) sumf[c] = 0;
   const uint8x16_t m4 = vdupq_n_u8(0x0F), h16 = vdupq_n_u8(0x10);
   LaneAcc<C> aux;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    uint8_t sc[8], mn[8];
-    for (int s = 0; s < 8; ++s) ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
+    uint8_t sm[16];
+    UnpackScalesMinsK4(w[i].scales, sm);
     uint8x16_t qh0 = vdupq_n_u8(0), qh1 = qh0;
     if constexpr (kFive) {
       qh0 = vld1q_u8(w[i].qh);
@@ -244,22 +233,24 @@ void RowQ45K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, floa
       }
       for (int c = 0; c < C; ++c) {
         const int8_t* xq = xr[c][i].qs + 32 * s;
-        // 4 products per int16 lane: <= 4 * 31 * 127.
+        // 4 products per int16 lane: <= 4 * 31 * 128.
         int16x8_t p = Mul16(vdupq_n_s16(0), vreinterpretq_s8_u8(q0), vld1q_s8(xq));
         p = Mul16(p, vreinterpretq_s8_u8(q1), vld1q_s8(xq + 16));
-        aux.Add(c, p, static_cast<int16_t>(sc[s]));
+        aux.Add(c, p, static_cast<int16_t>(sm[s]));
       }
     }
+    const int16x8_t mins = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(sm + 8)));
     for (int c = 0; c < C; ++c) {
-      int sumi = 0;
-      for (int s = 0; s < 8; ++s) sumi += (xr[c][i].bsums[2 * s] + xr[c][i].bsums[2 * s + 1]) * mn[s];
+      // summins: the 8 sub-block sums bsums[2s] + bsums[2s + 1] times the mins.
+      const int16x8_t bs = vpaddq_s16(vld1q_s16(xr[c][i].bsums), vld1q_s16(xr[c][i].bsums + 8));
+      const int summins = vaddvq_s32(vmlal_high_s16(vmull_s16(vget_low_s16(bs), vget_low_s16(mins)), bs, mins));
       const float d = Fp16ToFp32(w[i].d) * xr[c][i].d;
-      AddLaneTerms(d, aux.lo[c], aux.hi[c], &s_lo[c], &s_hi[c]);
+      sumf[c] += d * static_cast<float>(LaneSum(aux, c));
       const float dmin = Fp16ToFp32(w[i].dmin) * xr[c][i].d;
-      sumf[c] -= dmin * static_cast<float>(sumi);
+      sumf[c] -= dmin * static_cast<float>(summins);
     }
   }
-  for (int c = 0; c < C; ++c) y[c * ys] = AddLanes(sumf[c], s_lo[c], s_hi[c]);
+  for (int c = 0; c < C; ++c) y[c * ys] = sumf[c];
 }
 
 template <int C>
@@ -267,8 +258,8 @@ void RowQ6K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, float
   const auto* w = reinterpret_cast<const BlockQ6_K*>(wrow);
   const BlockQ8_K* xr[C];
   for (int c = 0; c < C; ++c) xr[c] = reinterpret_cast<const BlockQ8_K*>(xb + c * xs);
-  float32x4_t s_lo[C], s_hi[C];
-  for (int c = 0; c < C; ++c) s_lo[c] = s_hi[c] = vdupq_n_f32(0.0f);
+  float sumf[C];
+  for (int c = 0; c < C; ++c) sumf[c] = 0;
   const uint8x16_t m4 = vdupq_n_u8(0x0F), m3 = vdupq_n_u8(0x03);
   const int8x16_t off = vdupq_n_s8(32);
   LaneAcc<C> aux;
@@ -292,7 +283,7 @@ void RowQ6K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, float
           const int8x16_t q = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(lo, hi)), off);
           const int16_t scale = w[i].scales[8 * h + 2 * k + half];
           for (int c = 0; c < C; ++c) {
-            // 2 products per int16 lane: <= 2 * 32 * 127.
+            // 2 products per int16 lane: <= 2 * 32 * 128.
             const int16x8_t p = Mul16(vdupq_n_s16(0), q, vld1q_s8(xr[c][i].qs + 128 * h + 32 * k + 16 * half));
             aux.Add(c, p, scale);
           }
@@ -301,10 +292,10 @@ void RowQ6K(const uint8_t* wrow, const uint8_t* xb, int64_t xs, int64_t n, float
     }
     for (int c = 0; c < C; ++c) {
       const float d = Fp16ToFp32(w[i].d) * xr[c][i].d;
-      AddLaneTerms(d, aux.lo[c], aux.hi[c], &s_lo[c], &s_hi[c]);
+      sumf[c] += d * static_cast<float>(LaneSum(aux, c));
     }
   }
-  for (int c = 0; c < C; ++c) y[c * ys] = AddLanes(0.0f, s_lo[c], s_hi[c]);
+  for (int c = 0; c < C; ++c) y[c * ys] = sumf[c];
 }
 
 template <int C, typename Row>

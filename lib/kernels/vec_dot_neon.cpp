@@ -11,17 +11,17 @@
 //    lane: |w| <= 128, |x| <= 127, so <= 32512) and vpadalq_s16, then the reference's
 //    scalar f32 term per block.
 //  * Q2_K: the reference's plain integer sum (exact in any order), then its f32 step.
-//  * Q3_K / Q4_K / Q5_K / Q6_K: the reference's lane sums aux[l] (positions p % 8 == l)
-//    come out naturally: vmull_s8 on 8 consecutive elements puts position p in int16
-//    lane p % 8; products of one 16- or 32-element sub-block (one scale) are summed
-//    in int16 (Q4_K/Q5_K: 4 products <= 4 * 31 * 127; Q6_K: 2 <= 2 * 32 * 127), then
-//    widened and scaled into two int32x4 (lanes 0..3, 4..7). The f32 steps
-//    (sums[l] += d * aux[l], sumf -= dmin * summins, sumf += sums[0..7]) are the
-//    reference's, lane-wise.
+//  * Q3_K / Q4_K / Q5_K / Q6_K: the reference's one exact int32 per super-block
+//    (any order): products of one 16- or 32-element sub-block (one scale) are summed
+//    in int16 by vmull_s8 / vmlal_s8 (Q4_K/Q5_K: 4 products <= 4 * 31 * 128; Q3_K /
+//    Q6_K: 2 <= 2 * 32 * 128), then widened and scaled into int32x4 accumulators,
+//    reduced once per block; then the reference's scalar f32 steps
+//    (sumf += d * isum; Q4_K/Q5_K: sumf -= dmin * summins).
 #include <cstring>
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
+#include "kernels/kquant_scales.h"
 #include "kernels/dispatch.h"
 
 #if defined(__aarch64__) && defined(__ARM_NEON)
@@ -185,37 +185,21 @@ inline void AddScaled(int16x8_t p, int16_t scale, int32x4_t* lo, int32x4_t* hi) 
   *hi = vmlal_high_n_s16(*hi, p, scale);
 }
 
-// sums[l] += d * float(aux[l]) for l = 0..7.
-inline void AddLaneTerms(float d, int32x4_t lo, int32x4_t hi, float32x4_t* s_lo, float32x4_t* s_hi) {
-  const float32x4_t vd = vdupq_n_f32(d);
-  *s_lo = vaddq_f32(*s_lo, vmulq_f32(vd, vcvtq_f32_s32(lo)));
-  *s_hi = vaddq_f32(*s_hi, vmulq_f32(vd, vcvtq_f32_s32(hi)));
-}
-
-inline float AddLanes(float sumf, float32x4_t s_lo, float32x4_t s_hi) {
-  float lanes[8];
-  vst1q_f32(lanes, s_lo);
-  vst1q_f32(lanes + 4, s_hi);
-  for (int l = 0; l < 8; ++l) sumf += lanes[l];
-  return sumf;
-}
-
 // Sub-block s (elements 32s + l) of Q4_K: nibble s % 2 of qs[32 (s / 2) + l]; Q5_K adds
-// bit s of qh[l] as bit 4. One scale per 32 elements.
+// bit s of qh[l] as bit 4. One scale per 32 elements. summins: the 8 sub-block sums
+// bsums[2s] + bsums[2s + 1] (one pairwise add, |.| <= 32 * 128) times the mins.
 template <bool kFive, typename Block>
 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const Block*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float32x4_t s_lo = vdupq_n_f32(0.0f), s_hi = s_lo;
   float sumf = 0;
   const uint8x16_t m4 = vdupq_n_u8(0x0F), h16 = vdupq_n_u8(0x10);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    uint8_t sc[8], mn[8];
-    int sumi = 0;
-    for (int s = 0; s < 8; ++s) {
-      ScaleMinK4(s, w[i].scales, &sc[s], &mn[s]);
-      sumi += (x[i].bsums[2 * s] + x[i].bsums[2 * s + 1]) * mn[s];
-    }
+    uint8_t sm[16];
+    UnpackScalesMinsK4(w[i].scales, sm);
+    const int16x8_t bs = vpaddq_s16(vld1q_s16(x[i].bsums), vld1q_s16(x[i].bsums + 8));
+    const int16x8_t mins = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(sm + 8)));
+    const int summins = vaddvq_s32(vmlal_high_s16(vmull_s16(vget_low_s16(bs), vget_low_s16(mins)), bs, mins));
     uint8x16_t qh0 = vdupq_n_u8(0), qh1 = qh0;
     if constexpr (kFive) {
       qh0 = vld1q_u8(reinterpret_cast<const BlockQ5_K&>(w[i]).qh);
@@ -241,14 +225,15 @@ inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
       int16x8_t p = vdupq_n_s16(0);
       p = Mul16(p, vreinterpretq_s8_u8(q0), vld1q_s8(xq));
       p = Mul16(p, vreinterpretq_s8_u8(q1), vld1q_s8(xq + 16));
-      AddScaled(p, static_cast<int16_t>(sc[s]), &aux_lo, &aux_hi);
+      AddScaled(p, static_cast<int16_t>(sm[s]), &aux_lo, &aux_hi);
     }
+    const int isum = vaddvq_s32(vaddq_s32(aux_lo, aux_hi));
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_lo, aux_hi, &s_lo, &s_hi);
+    sumf += d * static_cast<float>(isum);
     const float dmin = Fp16ToFp32(w[i].dmin) * x[i].d;
-    sumf -= dmin * static_cast<float>(sumi);
+    sumf -= dmin * static_cast<float>(summins);
   }
-  return AddLanes(sumf, s_lo, s_hi);
+  return sumf;
 }
 
 float DotQ4_K(const void* w, const void* x, int64_t n) { return DotQ45K<false, BlockQ4_K>(w, x, n); }
@@ -260,7 +245,7 @@ float DotQ5_K(const void* w, const void* x, int64_t n) { return DotQ45K<true, Bl
 float DotQ6_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ6_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float32x4_t s_lo = vdupq_n_f32(0.0f), s_hi = s_lo;
+  float sumf = 0;
   const uint8x16_t m4 = vdupq_n_u8(0x0F), m3 = vdupq_n_u8(0x03);
   const int8x16_t off = vdupq_n_s8(32);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
@@ -287,9 +272,9 @@ float DotQ6_K(const void* wv, const void* xv, int64_t n) {
       }
     }
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_lo, aux_hi, &s_lo, &s_hi);
+    sumf += d * static_cast<float>(vaddvq_s32(vaddq_s32(aux_lo, aux_hi)));
   }
-  return AddLanes(0.0f, s_lo, s_hi);
+  return sumf;
 }
 
 // Q2_K as the reference (no lanes: the integer sum is exact in any order). Window
@@ -332,13 +317,15 @@ float DotQ2_K(const void* wv, const void* xv, int64_t n) {
 
 // Q3_K: window (h, k): elements 128h + 32k + l, q = ((qs[32h + l] >> 2k) & 3) - 4 unless
 // bit 4h + k of hmask[l] is set; signed scales ScaleQ3K(8h + 2k) (l < 16) and
-// ScaleQ3K(8h + 2k + 1); lane sums and f32 steps as Q6_K (int16: 2 products <= 2 * 4 * 127).
+// ScaleQ3K(8h + 2k + 1) (unpacked + 32 all at once); int16: 2 products <= 2 * 4 * 128.
 float DotQ3_K(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const BlockQ3_K*>(wv);
   const auto* x = static_cast<const BlockQ8_K*>(xv);
-  float32x4_t s_lo = vdupq_n_f32(0.0f), s_hi = s_lo;
+  float sumf = 0;
   const uint8x16_t m3 = vdupq_n_u8(0x03), four = vdupq_n_u8(4);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
+    uint8_t biased[16];
+    UnpackScalesQ3K(w[i].scales, biased);
     int32x4_t aux_lo = vdupq_n_s32(0), aux_hi = aux_lo;
     for (int half = 0; half < 2; ++half) {
       const uint8x16_t hm = vld1q_u8(w[i].hmask + 16 * half);
@@ -356,14 +343,14 @@ float DotQ3_K(const void* wv, const void* xv, int64_t n) {
           const uint8x16_t set = vtstq_u8(hm, vdupq_n_u8(static_cast<uint8_t>(1u << (4 * h + k))));
           const int8x16_t q = vreinterpretq_s8_u8(vsubq_u8(lo, vbicq_u8(four, set)));
           const int16x8_t p = Mul16(vdupq_n_s16(0), q, vld1q_s8(x[i].qs + 128 * h + 32 * k + 16 * half));
-          AddScaled(p, static_cast<int16_t>(ScaleQ3K(8 * h + 2 * k + half, w[i].scales)), &aux_lo, &aux_hi);
+          AddScaled(p, static_cast<int16_t>(biased[8 * h + 2 * k + half] - 32), &aux_lo, &aux_hi);
         }
       }
     }
     const float d = Fp16ToFp32(w[i].d) * x[i].d;
-    AddLaneTerms(d, aux_lo, aux_hi, &s_lo, &s_hi);
+    sumf += d * static_cast<float>(vaddvq_s32(vaddq_s32(aux_lo, aux_hi)));
   }
-  return AddLanes(0.0f, s_lo, s_hi);
+  return sumf;
 }
 
 }  // namespace

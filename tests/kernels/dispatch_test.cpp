@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "formats/fp16.h"
+#include "formats/quant_blocks.h"
 #include "kernels/dispatch.h"
+#include "kernels/kquant_scales.h"
 #include "kernels/matmul.h"
 #include "kernels/quantize_act.h"
 #include "kernels/thread_pool.h"
@@ -307,4 +309,27 @@ TEST_CASE("dispatch: float kernels keep subnormal products", "[dispatch]") {
       CHECK(SameBits(ref, Run(t, w.data(), out, in, x.data(), batch, nullptr, impl)));
     }
   }
+}
+
+// The SIMD kernels unpack K-quant scales word-wise (kquant_scales.h); the reference
+// byte-wise (quant_blocks.h). Every byte value at every position, plus random blocks.
+TEST_CASE("dispatch: word-wise K-quant scale unpacking equals the byte-wise helpers", "[dispatch]") {
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int bad = 0;
+  for (int trial = 0; trial < 12 * 256 + 20000; ++trial) {
+    uint8_t s[12];
+    for (auto& b : s) b = static_cast<uint8_t>(byte(rng));
+    if (trial < 12 * 256) s[trial / 256] = static_cast<uint8_t>(trial % 256);
+    uint8_t sm[16], q3[16];
+    uaii::kernels::UnpackScalesMinsK4(s, sm);
+    uaii::kernels::UnpackScalesQ3K(s, q3);
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      uaii::quant::ScaleMinK4(j, s, &sc, &m);
+      bad += sm[j] != sc || sm[8 + j] != m;
+    }
+    for (int j = 0; j < 16; ++j) bad += q3[j] - 32 != uaii::quant::ScaleQ3K(j, s);
+  }
+  CHECK(bad == 0);
 }
