@@ -91,8 +91,12 @@ void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   auto* scales = reinterpret_cast<uint8_t*>(b->scales);
   if (to_group) std::memcpy(gb + 2 * r, &b->d, 2); else std::memcpy(&b->d, gb + 2 * r, 2);
   MoveQuads(to_group, scales, gb + 32, r, 16);
-  MoveQuads(to_group, b->ql, gb + 288, r, 128);
-  MoveQuads(to_group, b->qh, gb + 2336, r, 64);
+  for (int h = 0; h < 2; ++h) {  // the kernel's read order (interleave.h)
+    uint8_t* half = gb + 288 + 1536 * h;
+    MoveQuads(to_group, b->ql + 64 * h, half, r, 32);
+    MoveQuads(to_group, b->qh + 32 * h, half + 512, r, 32);
+    MoveQuads(to_group, b->ql + 64 * h + 32, half + 1024, r, 32);
+  }
 }
 
 // Q5_0's qh (bit j = high bit of element j) -> qh' (interleave.h): byte i, bit k =
