@@ -163,7 +163,11 @@ int RunGenerate(int argc, char** argv) {
   req.max_tokens = max_tokens;
   req.sampling = *sampling;
   req.stop = args->all("--stop");
+  // The I/O wait so far at the first token (after the prefill): the decode steps'
+  // own wait is what the calibration compares with (RecordRunObservation).
+  double prefill_io_wait = -1;
   auto result = (*gen)->Run(req, [&](TokenId, std::string_view text) {
+    if (prefill_io_wait < 0) prefill_io_wait = (*gen)->session().storage_stats().io_wait_seconds;
     if (!json && !text.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
@@ -184,8 +188,12 @@ int RunGenerate(int argc, char** argv) {
                std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
   // What this run got refines the next dry run's prediction (docs/storage.md).
-  if (const std::string note = RecordRunObservation(*path, **model, so, (*gen)->session().storage_stats(),
-                                                    result->decode_tokens_per_s());
+  const StorageStats final_stats = (*gen)->session().storage_stats();
+  const double decode_wait = result->decode_steps > 0 && prefill_io_wait >= 0
+                                 ? (final_stats.io_wait_seconds - prefill_io_wait) / double(result->decode_steps)
+                                 : 0.0;
+  if (const std::string note =
+          RecordRunObservation(*path, **model, so, final_stats, result->decode_tokens_per_s(), decode_wait);
       !note.empty())
     std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)

@@ -84,12 +84,17 @@ bool Observed(const storage::Calibration& c, storage::ObservedFigure f) {
   return it != c.observed.end() && it->second.bytes_per_s > 0;
 }
 
-// "observed", "probe" or "observed+probe": where a prediction's figures came from.
-std::string SourceOf(const storage::Calibration& c, bool streamed, storage::ObservedFigure stream_figure,
-                     bool resident) {
+// "observed", "probe" or "observed+probe": where a prediction's figures came from
+// (cold streaming: the disk and cold compute; warm: the warm streaming rate; and the
+// resident rate when some matmul weights stay resident).
+std::string SourceOf(const storage::Calibration& c, const FigureUse& use, bool cold) {
+  using F = storage::ObservedFigure;
+  std::vector<F> figures;
+  if (use.streamed && cold) figures = {F::kDisk, F::kColdCompute};
+  if (use.streamed && !cold) figures = {F::kWarmStream};
+  if (use.resident) figures.push_back(F::kResident);
   int observed = 0, probe = 0;
-  if (streamed) (Observed(c, stream_figure) ? observed : probe)++;
-  if (resident) (Observed(c, storage::ObservedFigure::kResident) ? observed : probe)++;
+  for (F f : figures) (Observed(c, f) ? observed : probe)++;
   return observed && probe ? "observed+probe" : observed ? "observed" : "probe";
 }
 
@@ -101,6 +106,7 @@ double ProbeFigure(const storage::Calibration& c, storage::ObservedFigure f, Ten
   };
   switch (f) {
     case storage::ObservedFigure::kDisk: return c.disk_read_bytes_per_s;
+    case storage::ObservedFigure::kColdCompute: return get(c.matmul_bytes_per_s);
     case storage::ObservedFigure::kWarmStream: return get(c.warm_stream_bytes_per_s);
     case storage::ObservedFigure::kResident: {
       double r = get(c.interleaved_bytes_per_s) > 0 ? get(c.interleaved_bytes_per_s) : get(c.matmul_bytes_per_s);
@@ -112,8 +118,8 @@ double ProbeFigure(const storage::Calibration& c, storage::ObservedFigure f, Ten
 
 void WriteFigures(JsonWriter& w, const storage::Calibration& c, TensorType main) {
   w.Key("figures").BeginObject();
-  for (auto f : {storage::ObservedFigure::kDisk, storage::ObservedFigure::kWarmStream,
-                 storage::ObservedFigure::kResident}) {
+  for (auto f : {storage::ObservedFigure::kDisk, storage::ObservedFigure::kColdCompute,
+                 storage::ObservedFigure::kWarmStream, storage::ObservedFigure::kResident}) {
     const double probe = ProbeFigure(c, f, main);
     w.Key(storage::ObservedFigureName(f)).BeginObject();
     if (Observed(c, f)) {
@@ -243,8 +249,8 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
     w.Key("io_wait_seconds_cold").Double(pred.io_wait_seconds_cold);
     w.Key("io_wait_seconds_warm").Double(pred.io_wait_seconds_warm);
     if (cal.ok()) {
-      w.Key("source_cold").String(SourceOf(*cal, use.streamed, storage::ObservedFigure::kDisk, use.resident));
-      w.Key("source_warm").String(SourceOf(*cal, use.streamed, storage::ObservedFigure::kWarmStream, use.resident));
+      w.Key("source_cold").String(SourceOf(*cal, use, /*cold=*/true));
+      w.Key("source_warm").String(SourceOf(*cal, use, /*cold=*/false));
     }
     w.Key("probe").BeginObject();
     w.Key("decode_tokens_per_s_cold").Double(probe_pred.tokens_per_s_cold);
@@ -363,7 +369,8 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
 }
 
 std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
-                                 const StorageStats& st, double decode_tokens_per_s) {
+                                 const StorageStats& st, double decode_tokens_per_s,
+                                 double decode_io_wait_seconds_per_token) {
   if (!(decode_tokens_per_s > 0)) return "";  // fewer than two tokens: no decode time
   auto sp = runtime::PlanSession(model, so);
   if (!sp.ok()) return "";
@@ -372,19 +379,20 @@ std::string RecordRunObservation(const std::string& model_path, const Model& mod
   // preset that followed MemAvailable) would fit the wrong terms.
   if (p.expert_bytes > 0 || p.pinned_bytes != st.pinned_bytes || p.streamed_bytes != st.streamed_bytes) return "";
   const FigureUse use = UseOf(*sp);
-  storage::ObservedFigure figure = storage::ObservedFigure::kResident;
+  using F = storage::ObservedFigure;
+  F figure = F::kResident;
   if (use.streamed) {
     // Cold or warm by where most staged bytes came from. Not all: a cold run's page
     // cache holds some streamed bytes too (the readahead of the pinned norms' buffered
-    // reads between them, ~15% with an 8 MiB read_ahead_kb), and a fitted disk rate
-    // then stands for that mix, which the next cold run has again. A run that was
+    // reads between them, ~15% with an 8 MiB read_ahead_kb), and the fitted figures
+    // then stand for that mix, which the next cold run has again. A run that was
     // evenly both teaches neither.
     const double staged = static_cast<double>(st.direct_bytes + st.cached_bytes);
     if (!(staged > 0)) return "";
     if (st.direct_bytes >= 2.0 / 3.0 * staged)
-      figure = storage::ObservedFigure::kDisk;
+      figure = F::kDisk;
     else if (st.cached_bytes >= 2.0 / 3.0 * staged)
-      figure = storage::ObservedFigure::kWarmStream;
+      figure = F::kWarmStream;
     else
       return "";
   } else if (!use.resident) {
@@ -392,11 +400,26 @@ std::string RecordRunObservation(const std::string& model_path, const Model& mod
   }
   const std::string key = storage::ModelCalibrationKey(model_path);
   const storage::Calibration cal = storage::LoadCachedCalibration(CacheDir(), sp->threads, MatMulTypes(*sp), key);
-  auto rate = storage::FitObservedRate(sp->inputs, sp->tensor_types, p, storage::RatesOf(cal),
-                                       /*resident_interleaved=*/true, figure, 1.0 / decode_tokens_per_s);
-  if (!rate.ok()) return "";  // that figure did not limit this run: nothing to learn
-  auto folded = storage::FoldObservation(CacheDir(), key, sp->threads, figure, *rate);
-  if (!folded.ok()) return StrCat("calibration not updated: ", std::string(folded.status().message()));
+  storage::MachineRates rates = storage::RatesOf(cal);
+  const double token_seconds = 1.0 / decode_tokens_per_s;
+  std::vector<std::pair<F, double>> learned;
+  auto fit = [&](F f, double seconds) {
+    auto r = storage::FitObservedRate(sp->inputs, sp->tensor_types, p, rates, /*resident_interleaved=*/true, f, seconds);
+    if (r.ok()) learned.emplace_back(f, *r);  // else that term did not limit the run: nothing to learn
+    return r;
+  };
+  if (figure == F::kDisk) {
+    // Cold: first the compute the engine did between its waits, then the disk rate that,
+    // with that compute, gives the decode time (so the pipeline's split of compute and
+    // I/O wait per token is the engine's).
+    const double computing = token_seconds - std::max(0.0, decode_io_wait_seconds_per_token);
+    if (computing > 0)
+      if (auto c = fit(F::kColdCompute, computing); c.ok()) rates.observed_cold_compute_bytes_per_s = *c;
+  }
+  fit(figure, token_seconds);
+  for (const auto& [f, rate] : learned)
+    if (auto folded = storage::FoldObservation(CacheDir(), key, sp->threads, f, rate); !folded.ok())
+      return StrCat("calibration not updated: ", std::string(folded.status().message()));
   return "";
 }
 

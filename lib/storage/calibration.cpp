@@ -304,7 +304,8 @@ absl::Status WriteCache(const std::string& path, const CacheFile& c) {
   return absl::OkStatus();
 }
 
-constexpr ObservedFigure kFigures[] = {ObservedFigure::kDisk, ObservedFigure::kWarmStream, ObservedFigure::kResident};
+constexpr ObservedFigure kFigures[] = {ObservedFigure::kDisk, ObservedFigure::kColdCompute, ObservedFigure::kWarmStream,
+                                      ObservedFigure::kResident};
 
 void FillObserved(const CacheFile& file, const std::string& model_key, Calibration* c) {
   if (model_key.empty()) return;
@@ -559,6 +560,7 @@ MachineRates RatesOf(const Calibration& c, bool use_observed) {
   r.disk_bytes_per_s = observed(ObservedFigure::kDisk) > 0 ? observed(ObservedFigure::kDisk) : c.disk_read_bytes_per_s;
   r.observed_resident_bytes_per_s = observed(ObservedFigure::kResident);
   r.observed_warm_stream_bytes_per_s = observed(ObservedFigure::kWarmStream);
+  r.observed_cold_compute_bytes_per_s = observed(ObservedFigure::kColdCompute);
   r.cached_bytes_per_s = c.cached_read_bytes_per_s;
   r.memory_bytes_per_s = c.memory_bytes_per_s;
   r.matmul_bytes_per_s = c.matmul_bytes_per_s;

@@ -25,7 +25,8 @@
 //                            copy's CPU and memory traffic included).
 //   observed[key][FIGURE]    what this model's own runs got (FoldObservation after
 //                            every non-dry run): {bytes_per_s, samples, updated_at}
-//                            per ObservedFigure ("disk", "warm_stream", "resident"),
+//                            per ObservedFigure ("disk", "cold_compute",
+//                            "warm_stream", "resident"),
 //                            an exponentially weighted mean (each new run weighs
 //                            max(1/samples, kObservedWeight)); key = "<model file>|
 //                            <its size>|<matmul key>": a tiny model's runs (weights in

@@ -107,7 +107,10 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
     for (int64_t r0 = 0; r0 < t.rows; r0 += per) {
       const double frac = static_cast<double>(std::min(t.rows, r0 + per) - r0) / static_cast<double>(t.rows);
       const double b = frac * static_cast<double>(t.bytes);
-      cold.push_back({secs(b, rates.disk_bytes_per_s), frac * compute, true});
+      const double cold_compute = rates.observed_cold_compute_bytes_per_s > 0
+                                      ? secs(b, rates.observed_cold_compute_bytes_per_s)
+                                      : frac * compute;
+      cold.push_back({secs(b, rates.disk_bytes_per_s), cold_compute, true});
       if (rates.observed_warm_stream_bytes_per_s > 0) {
         // Observed: the step's compute, its copy from the page cache and what they cost
         // each other, as the run measured them together.
@@ -136,6 +139,7 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
 const char* ObservedFigureName(ObservedFigure f) {
   switch (f) {
     case ObservedFigure::kDisk: return "disk";
+    case ObservedFigure::kColdCompute: return "cold_compute";
     case ObservedFigure::kWarmStream: return "warm_stream";
     case ObservedFigure::kResident: return "resident";
   }
@@ -151,11 +155,16 @@ absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<T
   auto seconds = [&](double x) {
     switch (figure) {
       case ObservedFigure::kDisk: rates.disk_bytes_per_s = x; break;
+      case ObservedFigure::kColdCompute: rates.observed_cold_compute_bytes_per_s = x; break;
       case ObservedFigure::kWarmStream: rates.observed_warm_stream_bytes_per_s = x; break;
       case ObservedFigure::kResident: rates.observed_resident_bytes_per_s = x; break;
     }
     const CostPrediction p = PredictDecode(in, types, plan, rates, resident_interleaved);
-    return figure == ObservedFigure::kDisk ? p.token_seconds_cold : p.token_seconds_warm;
+    switch (figure) {
+      case ObservedFigure::kDisk: return p.token_seconds_cold;
+      case ObservedFigure::kColdCompute: return p.token_seconds_cold - p.io_wait_seconds_cold;
+      default: return p.token_seconds_warm;
+    }
   };
   // The token time falls as the rate grows; bisect on log(rate) between 1 mB/s and
   // 1 PB/s (beyond any device or memory; the low end slow for any plan's bytes).

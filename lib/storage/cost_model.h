@@ -22,8 +22,11 @@
 // of MatMul overlapped with such a copy). Direct reads (cold) are DMA: no CPU.
 //
 // Observed figures (storage/calibration.h, learned from the model's own runs) replace
-// the probes' where present: the disk rate is the one the engine got (fitted so this
-// simulation reproduces a cold streaming run's decode time); a warm streamed slice
+// the probes' where present: a cold streamed slice computes at the rate the engine's
+// own compute time (decode time not waiting for reads) shows, which on a small VM is
+// well below the MatMul probe's (the device's interrupts and completions take CPU
+// too); the disk rate is the one that then makes this simulation reproduce the run's
+// decode time, so compute and I/O wait per token match the engine's; a warm streamed slice
 // takes bytes / the observed warm streaming rate (compute, the page-cache copy and
 // their contention together: the run measured them together); a resident matmul
 // takes bytes / the observed resident rate (a whole resident decode pass per weight
@@ -77,6 +80,7 @@ struct MachineRates {
   // rate, when there is one, is disk_bytes_per_s itself (RatesOf).
   double observed_resident_bytes_per_s = 0;     // resident matmul bytes per second of a resident pass
   double observed_warm_stream_bytes_per_s = 0;  // warm streamed bytes per second of their steps, copy included
+  double observed_cold_compute_bytes_per_s = 0; // cold streamed slices' MatMul while direct reads run
   int threads = 1;
   int cores = 1;
 };
@@ -102,14 +106,16 @@ CostPrediction PredictDecode(const PlanInputs& in, const std::vector<TensorType>
 
 // The figures a run can teach (storage/calibration.h keeps them per model).
 enum class ObservedFigure {
-  kDisk,        // a cold streaming run: MachineRates::disk_bytes_per_s
+  kDisk,         // a cold streaming run: MachineRates::disk_bytes_per_s
+  kColdCompute,  // the same run's compute time: observed_cold_compute_bytes_per_s
   kWarmStream,  // a warm streaming run: observed_warm_stream_bytes_per_s
   kResident,    // a run with nothing streamed: observed_resident_bytes_per_s
 };
-const char* ObservedFigureName(ObservedFigure f);  // "disk", "warm_stream", "resident"
+const char* ObservedFigureName(ObservedFigure f);  // "disk", "cold_compute", "warm_stream", "resident"
 
-// The value of `figure` (bytes/s) for which PredictDecode's token_seconds_cold (kDisk)
-// or _warm (the others) equals `token_seconds`, the other rates as given. Fails when
+// The value of `figure` (bytes/s) for which PredictDecode's token_seconds_cold (kDisk),
+// its compute part token_seconds_cold - io_wait_seconds_cold (kColdCompute), or
+// token_seconds_warm (the others) equals `token_seconds`, the other rates as given. Fails when
 // no value does: the figure's term is not what limited the run (it was at most 10%
 // slower than the other terms alone allow), or the plan has nothing it governs.
 absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<TensorType>& types,

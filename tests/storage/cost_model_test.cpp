@@ -172,6 +172,19 @@ TEST_CASE("cost model: a fitted figure reproduces the measured decode time", "[s
     const auto p = PredictDecode(s.in, s.types, s.plan, r);
     CHECK((figure == ObservedFigure::kDisk ? p.token_seconds_cold : p.token_seconds_warm) == Approx(target));
   }
+  // Cold compute: the pass's time not waiting (3 s with the probe's rates) to 5 s:
+  // the streamed slices' 2 s of compute become 4 s -> 100 B/s; the disk then fits the rest.
+  auto compute = FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kColdCompute, 5.0);
+  REQUIRE(compute.ok());
+  CHECK(*compute == Approx(100).epsilon(1e-6));
+  MachineRates c = s.rates;
+  c.observed_cold_compute_bytes_per_s = *compute;
+  auto disk = FitObservedRate(s.in, s.types, s.plan, c, false, ObservedFigure::kDisk, 9.0);
+  REQUIRE(disk.ok());
+  c.disk_bytes_per_s = *disk;
+  const auto split = PredictDecode(s.in, s.types, s.plan, c);
+  CHECK(split.token_seconds_cold == Approx(9));
+  CHECK(split.token_seconds_cold - split.io_wait_seconds_cold == Approx(5));  // the engine's compute
   // Disk-bound at 9 s: the two 200-byte reads take the whole pass (the 3 s of compute
   // hide under them), 4.5 s each -> 44.4 B/s.
   CHECK(*FitObservedRate(s.in, s.types, s.plan, s.rates, false, ObservedFigure::kDisk, 9.0) ==
