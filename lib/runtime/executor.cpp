@@ -382,7 +382,12 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     if (!st.ok()) return absl::Status(st.code(), StrCat("op '", s.name, "': ", std::string(st.message())));
     for (int sl : s.release) buf[sl].reset();
   }
-  *out = std::move(*buf[logits_slot_]);
+  // A few rows' logits are copied, so that their buffer stays in the pool (moved out,
+  // a decode step allocated and zero-filled a vocab-sized buffer every token); a
+  // prefill's all-row logits are moved rather than held twice.
+  const std::vector<float>& logits = *buf[logits_slot_];
+  if (logits.size() <= (size_t{4} << 20)) out->assign(logits.begin(), logits.end());
+  else *out = std::move(*buf[logits_slot_]);
   return absl::OkStatus();
 }
 

@@ -113,13 +113,11 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
   if (s.n_past + n > s.opts.max_context)
     return absl::OutOfRangeError(StrCat("context full: ", s.n_past, " + ", n, " tokens exceed max_context ",
                                         s.opts.max_context));
-  const int64_t vocab = s.model->impl().executor->n_outputs_per_row();
   const int64_t start = s.n_past;
   const auto eval_start = std::chrono::steady_clock::now();
   runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
   const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
   std::vector<float> result;
-  result.reserve(static_cast<size_t>((all_logits ? n : 1) * vocab));
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
     std::vector<int32_t> pos(T);
@@ -138,7 +136,8 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
     } else {
       st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(), &out,
                                          s.storage.get());
-      result.insert(result.end(), out.begin(), out.end());
+      if (result.empty()) result = std::move(out);  // one chunk (every decode step): no second copy
+      else result.insert(result.end(), out.begin(), out.end());
     }
     if (!st.ok()) {
       s.cache->Clear(start);
