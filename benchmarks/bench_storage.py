@@ -96,6 +96,8 @@ def run_uaii(exe, model, flags, tokens, env):
         "prefill_tokens_per_s": doc["timings"]["prefill_tokens_per_s"],
         "bytes_read_per_token": mem.get("bytes_read", 0) / passes,
         "io_wait_seconds": mem.get("io_wait_seconds", 0),
+        "decode_io_wait_seconds": mem.get("decode_io_wait_seconds", 0),
+        "decode_steps": max(0, len(doc["tokens"]) - 1),
         "compute_seconds": mem.get("compute_seconds", 0),
         "staging_hits": mem.get("staging_hits", 0),
         "staging_misses": mem.get("staging_misses", 0),
@@ -186,7 +188,8 @@ def disk_cell(r):
 def table(res):
     rows = ["| budget | cache | decode tok/s | read GiB/token (planned) | disk GB/s before / after | roofline tok/s "
             "| % of roofline | predicted tok/s | error % | prediction source | probes alone tok/s (error %) "
-            "| predicted, same-run disk | error % | I/O wait s | peak RSS MiB |", "|" + "---|" * 15]
+            "| predicted, same-run disk | error % | I/O wait s | decode I/O wait s/token (predicted) "
+            "| peak RSS MiB |", "|" + "---|" * 16]
     for r in res["runs"]:
         b = f"{r['budget_gib']} GiB" if r["budget_gib"] else "none"
         f = lambda v, d=2: "—" if v is None else f"{v:.{d}f}"
@@ -198,12 +201,14 @@ def table(res):
                     f"({f(r.get('prediction_probe_error_percent'), 0)}) | "
                     f"{f(r.get('predicted_same_run_disk_tokens_per_s'))} | "
                     f"{f(r.get('prediction_same_run_disk_error_percent'), 0)} | {f(r['io_wait_seconds'], 1)} | "
+                    f"{f(r.get('decode_io_wait_seconds_per_token'))} "
+                    f"({f(r.get('predicted_io_wait_seconds_per_token'))}) | "
                     f"{r['peak_rss_bytes'] / (1 << 20):.0f} |")
     for r in res.get("llamacpp", []):
         if "skipped" in r:
             continue
         rows.append(f"| llama.cpp mmap | {r['cache']} | {r['decode_tokens_per_s']:.2f} (load {r['load_seconds']:.1f} s) "
-                    f"| — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+                    f"| — | — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
     cal = res.get("calibration_runs")
     if cal:
         runs = ", ".join(f"{c['budget_gib'] or 'none'}{' GiB' if c['budget_gib'] else ''} {c['cache']} "
@@ -288,6 +293,7 @@ def main():
                          prediction_probe_error_percent=pct(probe - r["decode_tokens_per_s"], r["decode_tokens_per_s"]),
                          predicted_io_wait_seconds_per_token=plan["prediction"].get(f"io_wait_seconds_{temp}"),
                          io_wait_seconds_per_pass=r["io_wait_seconds"] / passes,
+                         decode_io_wait_seconds_per_token=r["decode_io_wait_seconds"] / max(1, r["decode_steps"]),
                          calibration_figures=plan["calibration"]["figures"],
                          load_average=os.getloadavg())
                 if disk:

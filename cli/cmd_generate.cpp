@@ -3,6 +3,7 @@
 // a one-line summary on stderr; with --json one document instead (schema:
 // docs/json/generate.schema.json). Greedy unless --temp > 0. `--chat` wraps the prompt
 // as one user turn in the model's chat template (`uaii chat -p`).
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -61,7 +62,7 @@ absl::StatusOr<sampling::SamplingParams> SamplingFromArgs(const Args& a) {
   return p;
 }
 
-void PrintJson(const GenerationResult& r, const StorageStats& storage) {
+void PrintJson(const GenerationResult& r, const StorageStats& storage, double decode_io_wait_seconds) {
   JsonWriter w(0);
   w.BeginObject();
   w.Key("text").String(r.text);
@@ -80,6 +81,7 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage) {
   w.EndObject();
   w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
   WriteStorageMemory(w, storage);
+  w.Key("decode_io_wait_seconds").Double(decode_io_wait_seconds);
   w.EndObject();
   w.Key("stop_reason").String(GenerationStopName(r.stop));
   w.EndObject();
@@ -175,8 +177,12 @@ int RunGenerate(int argc, char** argv) {
     return true;
   });
   if (!result.ok()) return fail(result.status());
+  const StorageStats final_stats = (*gen)->session().storage_stats();
+  // The decode steps' own I/O wait (the prefill's excluded), for --json and the calibration.
+  const double decode_wait =
+      prefill_io_wait >= 0 ? std::max(0.0, final_stats.io_wait_seconds - prefill_io_wait) : 0.0;
   if (json) {
-    PrintJson(*result, (*gen)->session().storage_stats());
+    PrintJson(*result, final_stats, decode_wait);
   } else {
     std::printf("\n");
     std::fflush(stdout);
@@ -188,12 +194,9 @@ int RunGenerate(int argc, char** argv) {
                std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
   // What this run got refines the next dry run's prediction (docs/storage.md).
-  const StorageStats final_stats = (*gen)->session().storage_stats();
-  const double decode_wait = result->decode_steps > 0 && prefill_io_wait >= 0
-                                 ? (final_stats.io_wait_seconds - prefill_io_wait) / double(result->decode_steps)
-                                 : 0.0;
-  if (const std::string note =
-          RecordRunObservation(*path, **model, so, final_stats, result->decode_tokens_per_s(), decode_wait);
+  if (const std::string note = RecordRunObservation(
+          *path, **model, so, final_stats, result->decode_tokens_per_s(),
+          result->decode_steps > 0 ? decode_wait / static_cast<double>(result->decode_steps) : 0.0);
       !note.empty())
     std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)
