@@ -17,11 +17,20 @@ namespace {
 constexpr int64_t kGroupRows = kernels::kInterleaveRows;  // grains cut at whole 16-row groups
 
 // About this many weight bytes per grain: ~5 us of streaming at 25 GB/s, against
-// well under 1 us to quantize the activation row again and start the stream.
+// well under 1 us to quantize the activation row again (Q8_0, 640-2048 wide) and
+// start the stream. K-quant activations (Q8_K plus the group kernels' ActK layout)
+// take 0.8-1.7 us to prepare at 1024-2048 wide, so their grains are 4x larger.
 constexpr int64_t kGrainBytes = 128 << 10;
+constexpr int64_t kKQuantGrainFactor = 4;
+
+bool IsKQuant(TensorType t) {
+  return t == TensorType::Q2_K || t == TensorType::Q3_K || t == TensorType::Q4_K || t == TensorType::Q5_K ||
+         t == TensorType::Q6_K;
+}
 // At most this many grains per thread: the largest matrix (Gemma 3's 178 MB output
-// head) gets grains of a few MB, so a preempted thread strands at most one of them.
-constexpr int64_t kMaxGrainsPerThread = 8;
+// head) gets grains of ~1.4 MB at 2 threads (~60 us), so the thread that finishes
+// first waits at most about that long for the other, even after a preemption.
+constexpr int64_t kMaxGrainsPerThread = 64;
 
 // y[r0, r1) = rows [r0, r1) of W times x. r0 is a multiple of 16 and r1 is too, or
 // W's last row: such a slice of the interleaved layout is itself an interleaved
@@ -82,9 +91,9 @@ class RowSpace {
 // Runs piece over the whole row space: in grains of about equal bytes claimed from a
 // shared counter on the pool (one job), or in one go without a pool.
 template <typename Piece>
-absl::Status RunGrains(const RowSpace& space, ThreadPool* pool, Piece&& piece) {
+absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* pool, Piece&& piece) {
   const int threads = pool ? pool->num_threads() : 1;
-  const int64_t grains = std::clamp<int64_t>(space.total_bytes() / kGrainBytes, threads,
+  const int64_t grains = std::clamp<int64_t>(space.total_bytes() / grain_bytes, threads,
                                              threads * kMaxGrainsPerThread);
   if (threads == 1 || grains <= 1) return space.ForEach(Pos{0, 0}, space.Snap(space.total_bytes()), piece);
   std::atomic<int64_t> next{0};
@@ -128,7 +137,9 @@ absl::Status StageLinear(const StageMatmul* parts, int n_parts, const float* x, 
     rb[k] = static_cast<int64_t>(parts[k].w->row_bytes);
   }
   const RowSpace space(rows, rb, n_parts);
-  return RunGrains(space, pool, [&](int p, int64_t r0, int64_t r1) {
+  bool k_quant = false;
+  for (int k = 0; k < n_parts; ++k) k_quant |= IsKQuant(parts[k].w->type);
+  return RunGrains(space, k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes, pool, [&](int p, int64_t r0, int64_t r1) {
     return Rows(*parts[p].w, x, r0, r1, parts[p].y);
   });
 }
@@ -140,7 +151,8 @@ absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct
   const int64_t rows[1] = {gate.shape[0]};
   const int64_t rb[1] = {static_cast<int64_t>(gate.row_bytes + up.row_bytes)};
   const RowSpace space(rows, rb, 1);
-  return RunGrains(space, pool, [&](int, int64_t r0, int64_t r1) {
+  const bool k_quant = IsKQuant(gate.type) || IsKQuant(up.type);
+  return RunGrains(space, k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes, pool, [&](int, int64_t r0, int64_t r1) {
     absl::Status st = Rows(gate, x, r0, r1, y);
     if (st.ok()) st = Rows(up, x, r0, r1, up_rows);
     // Element-wise, so a row range gives each element what the whole call gives it.
