@@ -294,7 +294,7 @@ def main():
                          predicted_io_wait_seconds_per_token=plan["prediction"].get(f"io_wait_seconds_{temp}"),
                          io_wait_seconds_per_pass=r["io_wait_seconds"] / passes,
                          decode_io_wait_seconds_per_token=r["decode_io_wait_seconds"] / max(1, r["decode_steps"]),
-                         calibration_figures=plan["calibration"]["figures"],
+                         calibration_figures=(plan["calibration"] or {}).get("figures"),
                          load_average=os.getloadavg())
                 if disk:
                     r["disk"] = disk
