@@ -400,23 +400,9 @@ std::string RecordRunObservation(const std::string& model_path, const Model& mod
   }
   const std::string key = storage::ModelCalibrationKey(model_path);
   const storage::Calibration cal = storage::LoadCachedCalibration(CacheDir(), sp->threads, MatMulTypes(*sp), key);
-  storage::MachineRates rates = storage::RatesOf(cal);
-  const double token_seconds = 1.0 / decode_tokens_per_s;
-  std::vector<std::pair<F, double>> learned;
-  auto fit = [&](F f, double seconds) {
-    auto r = storage::FitObservedRate(sp->inputs, sp->tensor_types, p, rates, /*resident_interleaved=*/true, f, seconds);
-    if (r.ok()) learned.emplace_back(f, *r);  // else that term did not limit the run: nothing to learn
-    return r;
-  };
-  if (figure == F::kDisk) {
-    // Cold: first the compute the engine did between its waits, then the disk rate that,
-    // with that compute, gives the decode time (so the pipeline's split of compute and
-    // I/O wait per token is the engine's).
-    const double computing = token_seconds - std::max(0.0, decode_io_wait_seconds_per_token);
-    if (computing > 0)
-      if (auto c = fit(F::kColdCompute, computing); c.ok()) rates.observed_cold_compute_bytes_per_s = *c;
-  }
-  fit(figure, token_seconds);
+  const storage::RunTimings run{figure == F::kDisk, 1.0 / decode_tokens_per_s, decode_io_wait_seconds_per_token};
+  const auto learned = storage::LearnFromRun(sp->inputs, sp->tensor_types, p, storage::RatesOf(cal),
+                                             /*resident_interleaved=*/true, run);
   for (const auto& [f, rate] : learned)
     if (auto folded = storage::FoldObservation(CacheDir(), key, sp->threads, f, rate); !folded.ok())
       return StrCat("calibration not updated: ", std::string(folded.status().message()));

@@ -184,4 +184,43 @@ absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<T
   return std::exp(0.5 * (lo + hi));
 }
 
+std::vector<std::pair<ObservedFigure, double>> LearnFromRun(const PlanInputs& in, const std::vector<TensorType>& types,
+                                                            const StoragePlan& plan, MachineRates rates,
+                                                            bool resident_interleaved, const RunTimings& run) {
+  using F = ObservedFigure;
+  std::vector<std::pair<F, double>> learned;
+  bool streamed = false;
+  for (size_t i = 0; i < in.tensors.size() && i < plan.residency.size(); ++i)
+    streamed |= in.tensors[i].matmul && plan.residency[i] == Residency::kStreamed;
+  auto fit = [&](F f, double seconds) {
+    auto r = FitObservedRate(in, types, plan, rates, resident_interleaved, f, seconds);
+    if (r.ok()) learned.emplace_back(f, *r);
+    return r;
+  };
+  if (!streamed) {
+    fit(F::kResident, run.token_seconds);
+    return learned;
+  }
+  if (!run.cold) {
+    fit(F::kWarmStream, run.token_seconds);
+    return learned;
+  }
+  // Cold: first the compute the engine did between its waits, then the disk rate
+  // that, with that compute, gives the decode time (so the simulated pass splits a
+  // token into compute and I/O wait as the engine did).
+  const double computing = run.token_seconds - std::max(0.0, run.io_wait_seconds);
+  if (computing > 0)
+    if (auto c = fit(F::kColdCompute, computing); c.ok()) rates.observed_cold_compute_bytes_per_s = *c;
+  if (fit(F::kDisk, run.token_seconds).ok()) return learned;
+  // The device never held this run up: its rate is at least the one at which reads
+  // would add 10% to the compute-bound pass. A figure below that bound is raised (a
+  // pessimistic probe would otherwise keep predicting waits that did not happen).
+  MachineRates unlimited = rates;
+  unlimited.disk_bytes_per_s = 1e15;
+  const double fastest = PredictDecode(in, types, plan, unlimited, resident_interleaved).token_seconds_cold;
+  auto bound = FitObservedRate(in, types, plan, rates, resident_interleaved, F::kDisk, fastest * 1.1);
+  if (bound.ok() && *bound > rates.disk_bytes_per_s) learned.emplace_back(F::kDisk, *bound);
+  return learned;
+}
+
 }  // namespace uaii::storage

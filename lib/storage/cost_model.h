@@ -35,6 +35,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -121,5 +122,21 @@ const char* ObservedFigureName(ObservedFigure f);  // "disk", "cold_compute", "w
 absl::StatusOr<double> FitObservedRate(const PlanInputs& in, const std::vector<TensorType>& types,
                                        const StoragePlan& plan, MachineRates rates, bool resident_interleaved,
                                        ObservedFigure figure, double token_seconds);
+
+// One decode run as the engine measured it.
+struct RunTimings {
+  bool cold = false;             // the streamed bytes came from the device (else the page cache)
+  double token_seconds = 0;      // per decode step
+  double io_wait_seconds = 0;    // per decode step, waiting for streamed reads
+};
+
+// The figures a run teaches, fitted in order with `rates` as cached: nothing streamed:
+// kResident; warm: kWarmStream; cold: kColdCompute to the time not waiting, then kDisk
+// with it to the whole time. A figure whose term did not limit the run is left out,
+// except that a cold run that never waited yields, for a disk figure below it, the
+// rate at which reads would add 10% to its compute-bound pass (a lower bound).
+std::vector<std::pair<ObservedFigure, double>> LearnFromRun(const PlanInputs& in, const std::vector<TensorType>& types,
+                                                            const StoragePlan& plan, MachineRates rates,
+                                                            bool resident_interleaved, const RunTimings& run);
 
 }  // namespace uaii::storage

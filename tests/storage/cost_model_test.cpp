@@ -214,3 +214,42 @@ TEST_CASE("cost model: a figure that did not limit the run is not fitted", "[sto
   CHECK(!none.ok());
   CHECK(std::string(none.status().message()).find("nothing the resident rate governs") != std::string::npos);
 }
+
+TEST_CASE("cost model: what a run teaches", "[storage][cost]") {
+  SmallPlan s;
+  auto figures = [](const std::vector<std::pair<ObservedFigure, double>>& l) {
+    std::vector<ObservedFigure> f;
+    for (const auto& [fig, rate] : l) f.push_back(fig);
+    return f;
+  };
+  // Cold and waiting: compute first (5 s of the 9 not waiting), then the disk with it.
+  auto cold = LearnFromRun(s.in, s.types, s.plan, s.rates, false, {true, 9.0, 4.0});
+  REQUIRE(figures(cold) == std::vector{ObservedFigure::kColdCompute, ObservedFigure::kDisk});
+  MachineRates r = s.rates;
+  r.observed_cold_compute_bytes_per_s = cold[0].second;
+  r.disk_bytes_per_s = cold[1].second;
+  const auto p = PredictDecode(s.in, s.types, s.plan, r);
+  CHECK(p.token_seconds_cold == Approx(9));
+  CHECK(p.io_wait_seconds_cold == Approx(4));
+  // Warm: the warm streaming rate alone.
+  CHECK(figures(LearnFromRun(s.in, s.types, s.plan, s.rates, false, {false, 6.0, 0.1})) ==
+        std::vector{ObservedFigure::kWarmStream});
+  // Cold without waiting (3.05 s, all of it compute): the disk is at least fast enough
+  // to add no more than 10%, so a slow probe (100 B/s: 4 s per pass) is raised...
+  auto fast = LearnFromRun(s.in, s.types, s.plan, s.rates, false, {true, 3.05, 0.0});
+  REQUIRE(figures(fast) == std::vector{ObservedFigure::kColdCompute, ObservedFigure::kDisk});
+  r = s.rates;
+  r.observed_cold_compute_bytes_per_s = fast[0].second;
+  r.disk_bytes_per_s = fast[1].second;
+  CHECK(PredictDecode(s.in, s.types, s.plan, r).token_seconds_cold == Approx(3.05 * 1.1));
+  // ... and a figure already above the bound is left alone.
+  s.rates.disk_bytes_per_s = 1e6;
+  CHECK(figures(LearnFromRun(s.in, s.types, s.plan, s.rates, false, {true, 3.05, 0.0})) ==
+        std::vector{ObservedFigure::kColdCompute});
+  // Nothing streamed: the resident rate.
+  s.plan.streaming = false;
+  s.plan.residency = {Residency::kPinned, Residency::kPinned};
+  auto resident = LearnFromRun(s.in, s.types, s.plan, s.rates, false, {true, 2.0, 0.0});
+  REQUIRE(figures(resident) == std::vector{ObservedFigure::kResident});
+  CHECK(resident[0].second == Approx(300));
+}
