@@ -1,6 +1,7 @@
 #include "runtime/attention.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -72,8 +73,22 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       for (int64_t d = 0; d < Dv; ++d) o[d] = dot(cache.Vt(p.layer, hk, d), w16.data(), n);
     }
   };
-  if (pool) pool->ParallelFor(T * Hq, run);
-  else run(0, T * Hq);
+  const int64_t tasks = T * Hq;
+  if (pool == nullptr || pool->num_threads() == 1) return run(0, tasks);
+  // The threads claim tasks in small grains from a shared counter rather than taking
+  // fixed halves: decoding, a layer has only a few heads, and a thread that starts
+  // late (asleep, or preempted on a busy machine) leaves its heads to the other one
+  // instead of making it wait. Which thread runs a task never changes its result.
+  struct Claim {
+    decltype(run)* fn;
+    int64_t tasks, grain;
+    std::atomic<int64_t> next{0};
+  } claim{&run, tasks, std::max<int64_t>(1, tasks / (8 * pool->num_threads()))};
+  Claim* c = &claim;  // the job captures one pointer: std::function stores it inline
+  pool->ParallelFor(pool->num_threads(), [c](int64_t, int64_t) {
+    for (int64_t b; (b = c->next.fetch_add(c->grain, std::memory_order_relaxed)) < c->tasks;)
+      (*c->fn)(b, std::min(c->tasks, b + c->grain));
+  }, 1);
 }
 
 }  // namespace uaii::runtime

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <mutex>
+#include <type_traits>
 
 #include "kernels/interleave.h"
 #include "kernels/matmul.h"
@@ -96,23 +97,35 @@ absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* p
   const int64_t grains = std::clamp<int64_t>(space.total_bytes() / grain_bytes, threads,
                                              threads * kMaxGrainsPerThread);
   if (threads == 1 || grains <= 1) return space.ForEach(Pos{0, 0}, space.Snap(space.total_bytes()), piece);
-  std::atomic<int64_t> next{0};
-  std::mutex mu;
-  absl::Status first_error;
-  std::atomic<bool> failed{false};
-  const std::function<void(int64_t, int64_t)> job = [&](int64_t, int64_t) {
-    for (int64_t g; !failed.load(std::memory_order_relaxed) && (g = next.fetch_add(1)) < grains;) {
-      const Pos from = space.Snap(space.total_bytes() * g / grains);
-      const Pos to = space.Snap(space.total_bytes() * (g + 1) / grains);
-      if (absl::Status st = space.ForEach(from, to, piece); !st.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (first_error.ok()) first_error = st;
-        failed.store(true, std::memory_order_relaxed);
+  // The job's state, so that the job captures one pointer (std::function keeps it
+  // inline: no allocation per stage).
+  struct Shared {
+    const RowSpace* space = nullptr;
+    std::remove_reference_t<Piece>* piece = nullptr;
+    int64_t grains = 0;
+    std::atomic<int64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex mu;
+    absl::Status first_error;
+  } shared;
+  shared.space = &space;
+  shared.piece = &piece;
+  shared.grains = grains;
+  Shared* sh = &shared;
+  const std::function<void(int64_t, int64_t)> job = [sh](int64_t, int64_t) {
+    const int64_t total = sh->space->total_bytes();
+    for (int64_t g; !sh->failed.load(std::memory_order_relaxed) && (g = sh->next.fetch_add(1)) < sh->grains;) {
+      const Pos from = sh->space->Snap(total * g / sh->grains);
+      const Pos to = sh->space->Snap(total * (g + 1) / sh->grains);
+      if (absl::Status st = sh->space->ForEach(from, to, *sh->piece); !st.ok()) {
+        std::lock_guard<std::mutex> lock(sh->mu);
+        if (sh->first_error.ok()) sh->first_error = st;
+        sh->failed.store(true, std::memory_order_relaxed);
       }
     }
   };
   pool->ParallelFor(threads, job, 1);  // one chunk per thread; the chunks claim grains
-  return first_error;
+  return shared.first_error;
 }
 
 }  // namespace
@@ -139,9 +152,9 @@ absl::Status StageLinear(const StageMatmul* parts, int n_parts, const float* x, 
   const RowSpace space(rows, rb, n_parts);
   bool k_quant = false;
   for (int k = 0; k < n_parts; ++k) k_quant |= IsKQuant(parts[k].w->type);
-  return RunGrains(space, k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes, pool, [&](int p, int64_t r0, int64_t r1) {
-    return Rows(*parts[p].w, x, r0, r1, parts[p].y);
-  });
+  const int64_t grain_bytes = k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes;
+  return RunGrains(space, grain_bytes, pool,
+                   [&](int p, int64_t r0, int64_t r1) { return Rows(*parts[p].w, x, r0, r1, parts[p].y); });
 }
 
 absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct act, const float* x,
@@ -152,7 +165,8 @@ absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct
   const int64_t rb[1] = {static_cast<int64_t>(gate.row_bytes + up.row_bytes)};
   const RowSpace space(rows, rb, 1);
   const bool k_quant = IsKQuant(gate.type) || IsKQuant(up.type);
-  return RunGrains(space, k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes, pool, [&](int, int64_t r0, int64_t r1) {
+  const int64_t grain_bytes = k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes;
+  return RunGrains(space, grain_bytes, pool, [&](int, int64_t r0, int64_t r1) {
     absl::Status st = Rows(gate, x, r0, r1, y);
     if (st.ok()) st = Rows(up, x, r0, r1, up_rows);
     // Element-wise, so a row range gives each element what the whole call gives it.
