@@ -103,6 +103,20 @@ TEST_CASE("ops: attention matches a direct GQA softmax with causal and sliding m
           CHECK(out[(t * Hq + h) * D + d] == Approx(o).margin(2e-3));
         }
       }
+    // Threads claim (row, head) tasks, whole prompts and one row at a time (decode):
+    // bit-identical to one thread.
+    for (int threads : {2, 3}) {
+      ThreadPool pool(threads);
+      KvCache c2({{Hkv, D, D}}, 64);
+      std::vector<float> got(T * Hq * D);
+      Attention(c2, p, q.data(), k.data(), v.data(), pos.data(), T, got.data(), &pool);
+      CHECK(std::memcmp(got.data(), out.data(), out.size() * sizeof(float)) == 0);
+      KvCache c3({{Hkv, D, D}}, 64);
+      for (int64_t t = 0; t < T; ++t)
+        Attention(c3, p, q.data() + t * Hq * D, k.data() + t * Hkv * D, v.data() + t * Hkv * D, pos.data() + t, 1,
+                  got.data() + t * Hq * D, &pool);
+      CHECK(std::memcmp(got.data(), out.data(), out.size() * sizeof(float)) == 0);
+    }
   }
 }
 
