@@ -257,6 +257,13 @@ UAII_AVX2 inline void Hsum2(__m256i v, __m128i m, int* sv, int* sm) {
   *sm = _mm_extract_epi32(t, 1);
 }
 
+// Broadcast of int16 lane s (0..7) of both 128-bit halves of v (one byte shuffle).
+UAII_AVX2 inline __m256i Lane16(__m256i v, int s) {
+  const char b = static_cast<char>(2 * s), b1 = static_cast<char>(2 * s + 1);
+  return _mm256_shuffle_epi8(v, _mm256_setr_epi8(b, b1, b, b1, b, b1, b, b1, b, b1, b, b1, b, b1, b, b1,
+                                                 b, b1, b, b1, b, b1, b, b1, b, b1, b, b1, b, b1, b, b1));
+}
+
 // Q4_K / Q5_K: sub-block s = 2k + j (elements 32s + l) is nibble j of qs[32k + l], Q5_K
 // adds bit s of qh[l] as bit 4; q <= 31, so maddubs pairs stay <= 2 * 31 * 128 and madd
 // with the 6-bit scale is exact. summins: the 8 sub-block sums bsums[2s] + bsums[2s+1]
@@ -271,7 +278,9 @@ UAII_AVX2 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     alignas(16) uint8_t sm[16];
     UnpackScalesMinsK4(w[i].scales, sm);
-    const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm + 8)));
+    const __m128i both = _mm_load_si128(reinterpret_cast<const __m128i*>(sm));
+    const __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(both, 8));
+    const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(both));  // int16 lane s: scale s
     const __m128i bs = _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].bsums)),
                                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].bsums + 8)));
     __m256i qh = _mm256_setzero_si256();
@@ -290,9 +299,9 @@ UAII_AVX2 inline float DotQ45K(const void* wv, const void* xv, int64_t n) {
       }
       const int8_t* xq = x[i].qs + 64 * k;
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(q0, LoadU256(xq)),
-                                                    _mm256_set1_epi16(sm[2 * k])));
+                                                    Lane16(scales, 2 * k)));
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(q1, LoadU256(xq + 32)),
-                                                    _mm256_set1_epi16(sm[2 * k + 1])));
+                                                    Lane16(scales, 2 * k + 1)));
     }
     int isum, summins;
     Hsum2(acc, _mm_madd_epi16(bs, mins), &isum, &summins);
