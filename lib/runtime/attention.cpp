@@ -22,6 +22,83 @@ kernels::VecDotFn F16Dot() {
   return fn;
 }
 
+// Runs fn over [0, n) on the pool, the threads claiming `grain`-long ranges from a
+// shared counter (a thread that starts late, asleep or preempted, leaves its share
+// to the others instead of making them wait); inline without a pool. Which thread
+// runs a range never changes its result. The job captures one pointer, which
+// std::function stores inline (no allocation per job).
+template <typename Fn>
+void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn) {
+  if (pool == nullptr || pool->num_threads() == 1 || n <= grain) return fn(int64_t{0}, n);
+  struct Claim {
+    Fn* fn;
+    int64_t n, grain;
+    std::atomic<int64_t> next{0};
+  } claim{&fn, n, grain};
+  Claim* c = &claim;
+  pool->ParallelFor(pool->num_threads(), [c](int64_t, int64_t) {
+    for (int64_t b; (b = c->next.fetch_add(c->grain, std::memory_order_relaxed)) < c->n;)
+      (*c->fn)(b, std::min(c->n, b + c->grain));
+  }, 1);
+}
+
+// Decoding one query row, in two jobs over the cache instead of one task per head:
+// every head's scores for a range of cells (each K row read once for all the heads
+// that share it), then, after each head's softmax, the outputs for a range of value
+// dims (each V row read once likewise), so both jobs split evenly however few heads
+// there are. Every score and output is the same dot product, scaled and soft-capped
+// the same way, as in the per-head loop below, and a head's softmax still runs over
+// all its cells at once: results are identical.
+void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int32_t qp, float* out,
+                  ThreadPool* pool, kernels::VecDotFn dot) {
+  const KvLayerShape& s = cache.shape(p.layer);
+  const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
+  const int64_t group = Hq / Hkv;
+  // Cells [0, n): as in the per-head loop.
+  const int64_t n =
+      std::min(cache.n_cells(), (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
+  // The calling thread's scratch (no allocation per token once warm), read by the
+  // pool's threads through these pointers: queries in f16 [Hq, D], scores [Hq, n],
+  // softmax weights in f16 [Hq, n].
+  thread_local std::vector<uint16_t> q16_buf, w16_buf;
+  thread_local std::vector<float> w_buf;
+  q16_buf.resize(static_cast<size_t>(Hq * D));
+  w_buf.resize(static_cast<size_t>(Hq * n));
+  w16_buf.resize(static_cast<size_t>(Hq * n));
+  uint16_t* q16 = q16_buf.data();
+  float* w = w_buf.data();
+  uint16_t* w16 = w16_buf.data();
+  for (int64_t h = 0; h < Hq; ++h) kernels::ConvertRowF16(q + h * D, q16 + h * D, D);
+  auto scores = [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t pj = cache.CellPos(j);
+      const bool masked = pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window);
+      for (int64_t h = 0; h < Hq; ++h) {
+        float sj = -std::numeric_limits<float>::infinity();  // masked cells come out of the softmax as 0
+        if (!masked) {
+          sj = dot(cache.K(p.layer, j) + (h / group) * D, q16 + h * D, D) * p.scale;
+          if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+        }
+        w[h * n + j] = sj;
+      }
+    }
+  };
+  constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
+  RunClaimed(pool, n, kCellGrain, scores);
+  for (int64_t h = 0; h < Hq; ++h) {
+    SoftmaxGgml(w + h * n, n);
+    kernels::ConvertRowF16(w + h * n, w16 + h * n, n);
+  }
+  auto values = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {  // i = kv head * Dv + value dim
+      const int64_t hk = i / Dv, d = i % Dv;
+      const uint16_t* vt = cache.Vt(p.layer, hk, d);
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h) out[h * Dv + d] = dot(vt, w16 + h * n, n);
+    }
+  };
+  RunClaimed(pool, Hkv * Dv, kDimGrain, values);
+}
+
 }  // namespace
 
 void Attention(KvCache& cache, const AttentionParams& p, const float* q, const float* k, const float* v,
@@ -41,6 +118,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       for (int64_t d = 0; d < Dv; ++d) cache.Vt(p.layer, h, d)[c] = Fp32ToFp16(v[(t * Hkv + h) * Dv + d]);
   }
   const auto dot = F16Dot();
+  if (T == 1) return AttendOneRow(cache, p, q, pos[0], out, pool, dot);
   // 2. One task per (row, head).
   auto run = [&](int64_t begin, int64_t end) {
     // Per-thread scratch (pool threads persist): no allocation per token once warm.
@@ -74,21 +152,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
     }
   };
   const int64_t tasks = T * Hq;
-  if (pool == nullptr || pool->num_threads() == 1) return run(0, tasks);
-  // The threads claim tasks in small grains from a shared counter rather than taking
-  // fixed halves: decoding, a layer has only a few heads, and a thread that starts
-  // late (asleep, or preempted on a busy machine) leaves its heads to the other one
-  // instead of making it wait. Which thread runs a task never changes its result.
-  struct Claim {
-    decltype(run)* fn;
-    int64_t tasks, grain;
-    std::atomic<int64_t> next{0};
-  } claim{&run, tasks, std::max<int64_t>(1, tasks / (8 * pool->num_threads()))};
-  Claim* c = &claim;  // the job captures one pointer: std::function stores it inline
-  pool->ParallelFor(pool->num_threads(), [c](int64_t, int64_t) {
-    for (int64_t b; (b = c->next.fetch_add(c->grain, std::memory_order_relaxed)) < c->tasks;)
-      (*c->fn)(b, std::min(c->tasks, b + c->grain));
-  }, 1);
+  RunClaimed(pool, tasks, std::max<int64_t>(1, tasks / (8 * (pool ? pool->num_threads() : 1))), run);
 }
 
 }  // namespace uaii::runtime
