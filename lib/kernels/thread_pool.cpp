@@ -82,8 +82,11 @@ bool SpinUntil(Done done, int micros) {
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    auto fresh = [&] { return stop_.load(std::memory_order_acquire) ||
-                              generation_.load(std::memory_order_acquire) != seen; };
+    auto fresh = [&] {
+      if (stop_.load(std::memory_order_acquire)) return true;
+      const uint64_t g = generation_.load(std::memory_order_acquire);
+      return g != seen && (g & 1) == 0;
+    };
     if (!SpinUntil(fresh, spin_us_)) {
       std::unique_lock<std::mutex> lock(mu_);
       ++sleepers_;
@@ -91,19 +94,27 @@ void ThreadPool::WorkerLoop(int index) {
       --sleepers_;
     }
     if (stop_.load(std::memory_order_acquire)) return;
-    // Read the job; a non-participating worker may see the next job published while
-    // it reads, so re-check the counter (participants are waited for, so their job
-    // cannot change under them).
+    // Read the job under the sequence lock: a worker that takes no part in a job is
+    // not waited for, so by the time it reads, ParallelFor may be writing the next
+    // job's fields. An odd or changed generation means a torn read: read again.
+    // (Without the lock such a worker could pair one job's function with another's
+    // size and run it: a rare crash under preemption.)
     uint64_t g;
     const std::function<void(int64_t, int64_t)>* fn;
     int64_t n;
     int chunks;
-    do {
+    for (;;) {
       g = generation_.load(std::memory_order_acquire);
+      if (g & 1) {
+        CpuRelax();
+        continue;
+      }
       fn = fn_.load(std::memory_order_relaxed);
       n = n_.load(std::memory_order_relaxed);
       chunks = chunks_.load(std::memory_order_relaxed);
-    } while (generation_.load(std::memory_order_acquire) != g);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (generation_.load(std::memory_order_relaxed) == g) break;
+    }
     seen = g;
     if (index < chunks) {
       (*fn)(n * index / chunks, n * (index + 1) / chunks);
@@ -126,6 +137,9 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
     return;
   }
   std::lock_guard<std::mutex> run_lock(run_mu_);
+  // Sequence lock (thread_pool.h): odd, write the job, even.
+  generation_.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
   fn_.store(&fn, std::memory_order_relaxed);
   n_.store(n, std::memory_order_relaxed);
   chunks_.store(chunks, std::memory_order_relaxed);

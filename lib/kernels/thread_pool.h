@@ -56,11 +56,13 @@ class ThreadPool {
   std::mutex mu_;      // guards sleeping and waking; the job itself is in atomics
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
-  std::atomic<uint64_t> generation_{0};  // bumped per job (under mu_)
+  // A sequence lock over the job fields below: odd while ParallelFor writes them,
+  // even (and new) once a job is published (the second bump under mu_).
+  std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
   std::atomic<int> pending_{0};          // worker chunks not yet finished
   int sleepers_ = 0;                     // workers waiting on work_cv_; guarded by mu_
-  // The current job, published before generation_ is bumped.
+  // The current job, written between generation_'s two bumps.
   std::atomic<int64_t> n_{0};
   std::atomic<int> chunks_{0};
   std::atomic<const std::function<void(int64_t, int64_t)>*> fn_{nullptr};
