@@ -180,13 +180,6 @@ int32_t Offset(TensorType type, Resolved r) {
   }
 }
 
-// Per-thread scratch for the prepared activations: no allocation per call once warm.
-struct Scratch {
-  std::vector<uint8_t> acts;
-  std::vector<int32_t> sums;
-  std::vector<uint8_t> actk;
-};
-
 int32_t PackI16(int a, int b) {
   return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(a)) |
                               static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16);
@@ -201,9 +194,10 @@ void ToActK(const quant::BlockQ8_K& x, ActK* a) {
   for (int j = 0; j < 16; ++j) a->nb32[j] = -32 * x.bsums[j];
   std::memcpy(a->qs, x.qs, sizeof(a->qs));
 }
-Scratch& ThreadScratch() {
-  thread_local Scratch s;
-  return s;
+// Per-thread prepared activations for MatMulInterleaved: no allocation per call once warm.
+InterleavedActs& ThreadActs() {
+  thread_local InterleavedActs a;
+  return a;
 }
 
 }  // namespace
@@ -267,58 +261,74 @@ void InterleavedRowToBlocks(TensorType type, const void* w, int64_t out, int64_t
   }
 }
 
-absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
-                               int64_t batch, float* y, ThreadPool* pool, InterleaveIsa isa) {
+absl::Status PrepareInterleavedActs(TensorType type, int64_t in, const float* x, int64_t batch,
+                                    InterleavedActs* a, ThreadPool* pool, InterleaveIsa isa) {
   Geometry g;
-  const Resolved level = Resolve(type, isa);  // once per call: kernel, offset and tail rows agree
-  const GroupFn group = GeometryOf(type, &g) ? Kernel(type, level) : nullptr;
-  if (group == nullptr)
+  const Resolved level = Resolve(type, isa);  // once: kernel, offset and tail rows agree
+  if (!GeometryOf(type, &g) || Kernel(type, level) == nullptr)
     return absl::UnimplementedError(StrCat("matmul: no interleaved kernel for ", TensorTypeName(static_cast<uint32_t>(type)),
                                            " on this CPU"));
-  if (in <= 0 || in % g.block_elems != 0 || out < 0 || batch < 0)
-    return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape out=", out, " in=", in, " batch=", batch));
-  if (out == 0 || batch == 0) return absl::OkStatus();
-  if (w == nullptr || x == nullptr || y == nullptr)
-    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
-
-  // Activations as the reference quantizes them (Q8_0, or Q8_K for K-quants, which
-  // the tail rows' row kernel reads), plus what the group kernels read: K * sum(qs)
-  // per Q8_0 block, or ActK super-blocks.
+  if (in <= 0 || in % g.block_elems != 0 || batch < 0)
+    return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape in=", in, " batch=", batch));
+  if (batch > 0 && x == nullptr) return absl::InvalidArgumentError("matmul: null input pointer");
+  a->type = type;
+  a->in = in;
+  a->batch = batch;
+  a->level = static_cast<int>(level);
+  // The reference's quantization (Q8_0, or Q8_K for K-quants, which the tail rows'
+  // row kernel reads), plus K * sum(qs) per Q8_0 block or ActK super-blocks.
   const bool k_quant = IsK(type);
   const int64_t nb = in / g.block_elems;
   const int64_t act_bytes =
       nb * static_cast<int64_t>(k_quant ? sizeof(quant::BlockQ8_K) : sizeof(quant::BlockQ8_0));
   const int64_t actk_bytes = k_quant ? nb * static_cast<int64_t>(sizeof(ActK)) : 0;
   const int32_t k_off = Offset(type, level);
-  Scratch& sc = ThreadScratch();
-  sc.acts.resize(static_cast<size_t>(act_bytes * batch));
-  sc.sums.resize(static_cast<size_t>(k_quant ? 0 : nb * batch));
-  sc.actk.resize(static_cast<size_t>(actk_bytes * batch));
+  a->acts.resize(static_cast<size_t>(act_bytes * batch));
+  a->sums.resize(static_cast<size_t>(k_quant ? 0 : nb * batch));
+  a->actk.resize(static_cast<size_t>(actk_bytes * batch));
   auto prepare = [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       if (k_quant) {
-        auto* blocks = reinterpret_cast<quant::BlockQ8_K*>(sc.acts.data() + b * act_bytes);
+        auto* blocks = reinterpret_cast<quant::BlockQ8_K*>(a->acts.data() + b * act_bytes);
         QuantizeRowQ8_K(x + b * in, blocks, in);
         for (int64_t i = 0; i < nb; ++i)
-          ToActK(blocks[i], reinterpret_cast<ActK*>(sc.actk.data() + b * actk_bytes) + i);
+          ToActK(blocks[i], reinterpret_cast<ActK*>(a->actk.data() + b * actk_bytes) + i);
         continue;
       }
-      auto* blocks = reinterpret_cast<quant::BlockQ8_0*>(sc.acts.data() + b * act_bytes);
+      auto* blocks = reinterpret_cast<quant::BlockQ8_0*>(a->acts.data() + b * act_bytes);
       QuantizeRowQ8_0(x + b * in, blocks, in);
       for (int64_t i = 0; i < nb; ++i) {
-        int32_t s = 0;
-        for (int j = 0; j < kQK; ++j) s += blocks[i].qs[j];
-        sc.sums[static_cast<size_t>(b * nb + i)] = k_off * s;
+        int32_t sum = 0;
+        for (int j = 0; j < kQK; ++j) sum += blocks[i].qs[j];
+        a->sums[static_cast<size_t>(b * nb + i)] = k_off * sum;
       }
     }
   };
   if (batch > 1 && pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(batch, prepare, 1);
   else prepare(0, batch);
+  return absl::OkStatus();
+}
 
-  const uint8_t* acts = sc.acts.data();
-  const int32_t* sums = sc.sums.data();
-  const uint8_t* group_acts = k_quant ? sc.actk.data() : acts;
-  const int64_t group_act_bytes = k_quant ? actk_bytes : act_bytes;
+absl::Status MatMulInterleavedPrepared(const InterleavedActs& a, const void* w, int64_t out, float* y,
+                                       ThreadPool* pool) {
+  Geometry g;
+  const TensorType type = a.type;
+  const auto level = static_cast<Resolved>(a.level);
+  const GroupFn group = GeometryOf(type, &g) ? Kernel(type, level) : nullptr;
+  if (group == nullptr || a.in <= 0)
+    return absl::FailedPreconditionError("matmul: interleaved activations were not prepared");
+  if (out < 0) return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape out=", out));
+  const int64_t batch = a.batch, in = a.in;
+  if (out == 0 || batch == 0) return absl::OkStatus();
+  if (w == nullptr || y == nullptr) return absl::InvalidArgumentError("matmul: null weight or output pointer");
+
+  const bool k_quant = IsK(type);
+  const int64_t nb = in / g.block_elems;
+  const int64_t act_bytes = static_cast<int64_t>(a.acts.size()) / batch;
+  const uint8_t* acts = a.acts.data();
+  const int32_t* sums = a.sums.data();
+  const uint8_t* group_acts = k_quant ? a.actk.data() : acts;
+  const int64_t group_act_bytes = k_quant ? static_cast<int64_t>(a.actk.size()) / batch : act_bytes;
   const auto* wb = static_cast<const uint8_t*>(w);
   const int64_t row_bytes = nb * g.block_bytes;
   const int64_t groups = out / R, tail = out - groups * R;
@@ -347,6 +357,14 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
   if (pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(items, run, 1);
   else run(0, items);
   return absl::OkStatus();
+}
+
+absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
+                               int64_t batch, float* y, ThreadPool* pool, InterleaveIsa isa) {
+  if (out < 0) return absl::InvalidArgumentError(StrCat("matmul: bad interleaved shape out=", out, " in=", in));
+  InterleavedActs& a = ThreadActs();
+  if (absl::Status st = PrepareInterleavedActs(type, in, x, out == 0 ? 0 : batch, &a, pool, isa); !st.ok()) return st;
+  return MatMulInterleavedPrepared(a, w, out, y, pool);
 }
 
 absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, int64_t cols, const int32_t* ids,

@@ -45,6 +45,7 @@
 // reference's (vec_dot.h), so results are bit-identical to MatMul's.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "formats/tensor_type.h"
@@ -88,6 +89,32 @@ enum class InterleaveIsa { kAuto, kAvx2, kAvx512 };
 absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
                                int64_t batch, float* y, ThreadPool* pool,
                                InterleaveIsa isa = InterleaveIsa::kAuto);
+
+// Activations prepared once for several interleaved matmuls of the same type and
+// `in` (a decode stage cut into row ranges): the reference's quantization (Q8_0 or
+// Q8_K rows, which tail rows read) plus what the group kernels read (K * sum(qs) per
+// Q8_0 block, or ActK rows). Reused buffers: no allocation once warm.
+struct InterleavedActs {
+  TensorType type = TensorType::F32;
+  int64_t in = 0;
+  int64_t batch = 0;
+  int level = 0;  // the group kernels' ISA the activations were prepared for
+  std::vector<uint8_t> acts;
+  std::vector<int32_t> sums;
+  std::vector<uint8_t> actk;
+};
+
+// Prepares x [batch x in] for MatMulInterleavedPrepared on `type` weights (pool may
+// be null). Errors as MatMulInterleaved's.
+absl::Status PrepareInterleavedActs(TensorType type, int64_t in, const float* x, int64_t batch,
+                                    InterleavedActs* acts, ThreadPool* pool = nullptr,
+                                    InterleaveIsa isa = InterleaveIsa::kAuto);
+
+// y = W x for an interleaved W [out x acts.in] of acts.type, from prepared
+// activations: bit-identical to MatMulInterleaved on the same x. W may be a run of
+// whole 16-row groups (plus the matrix's tail rows) cut from a larger matrix.
+absl::Status MatMulInterleavedPrepared(const InterleavedActs& acts, const void* w, int64_t out, float* y,
+                                       ThreadPool* pool = nullptr);
 
 // Embedding lookup (kernels/matmul.h GetRows) on an interleaved W.
 absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, int64_t cols,

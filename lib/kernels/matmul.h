@@ -22,7 +22,7 @@
 
 namespace uaii {
 
-inline constexpr int kMatMulKernelVersion = 2;  // bump when a MatMul kernel changes: keys the cached storage calibration
+inline constexpr int kMatMulKernelVersion = 3;  // bump when a MatMul kernel changes: keys the cached storage calibration
 
 // Which kernel level to run (kernels/dispatch.h). kAuto picks the best the CPU has
 // (or the level named by UAII_KERNELS); the others force one level, for tests and

@@ -14,9 +14,9 @@
 // Results are bit-identical to one Linear per matrix, for any thread count and any
 // grain: each output element is still one dot product of the same row against the
 // same activation, quantized the same way (MatMul's contract, kernels/matmul.h);
-// grains split output rows, never a reduction. Every grain quantizes the activation
-// row itself (one short row: a few hundred ns against a grain's tens of us of
-// streaming), so nothing is shared between threads but the read-only input.
+// grains split output rows, never a reduction. The activation row is prepared once
+// per stage and weight type for the interleaved kernels, before the grains run (then
+// only read); row-major weights quantize it again per grain.
 #pragma once
 #include <cstdint>
 
