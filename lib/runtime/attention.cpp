@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "formats/fp16.h"
+#include "kernels/dot_f16_queries.h"
 #include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
 #include "runtime/cpu_ops.h"
@@ -60,26 +61,44 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // The calling thread's scratch (no allocation per token once warm), read by the
   // pool's threads through these pointers: queries in f16 [Hq, D], scores [Hq, n],
   // softmax weights in f16 [Hq, n].
+  // The f16 rows are also widened to f32 once (qf, wf), so that a group's dots against
+  // one K or V^T row share its widening (kernels/dot_f16_queries.h): the same values.
   thread_local std::vector<uint16_t> q16_buf, w16_buf;
-  thread_local std::vector<float> w_buf;
+  thread_local std::vector<float> w_buf, qf_buf, wf_buf;
   q16_buf.resize(static_cast<size_t>(Hq * D));
+  qf_buf.resize(static_cast<size_t>(Hq * D));
   w_buf.resize(static_cast<size_t>(Hq * n));
   w16_buf.resize(static_cast<size_t>(Hq * n));
+  wf_buf.resize(static_cast<size_t>(Hq * n));
   uint16_t* q16 = q16_buf.data();
+  float* qf = qf_buf.data();
   float* w = w_buf.data();
   uint16_t* w16 = w16_buf.data();
+  float* wf = wf_buf.data();
   for (int64_t h = 0; h < Hq; ++h) kernels::ConvertRowF16(q + h * D, q16 + h * D, D);
+  kernels::WidenRowF16(q16, qf, Hq * D);
+  const bool f16_dot = dot == kernels::VecDotRef(TensorType::F16) || dot == kernels::VecDotAvx2(TensorType::F16);
   auto scores = [&](int64_t j0, int64_t j1) {
+    float dots[256];
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t pj = cache.CellPos(j);
       const bool masked = pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window);
-      for (int64_t h = 0; h < Hq; ++h) {
-        float sj = -std::numeric_limits<float>::infinity();  // masked cells come out of the softmax as 0
-        if (!masked) {
-          sj = dot(cache.K(p.layer, j) + (h / group) * D, q16 + h * D, D) * p.scale;
-          if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+      if (masked) {
+        for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
+        continue;
+      }
+      for (int64_t hk = 0; hk < Hkv; ++hk) {
+        const uint16_t* kr = cache.K(p.layer, j) + hk * D;
+        for (int64_t h0 = hk * group; h0 < (hk + 1) * group; h0 += 256) {
+          const int m = static_cast<int>(std::min<int64_t>(256, (hk + 1) * group - h0));
+          if (f16_dot) kernels::DotF16Queries(kr, q16 + h0 * D, qf + h0 * D, D, m, D, dots, 1);
+          else for (int i = 0; i < m; ++i) dots[i] = dot(kr, q16 + (h0 + i) * D, D);
+          for (int i = 0; i < m; ++i) {
+            float sj = dots[i] * p.scale;
+            if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+            w[(h0 + i) * n + j] = sj;
+          }
         }
-        w[h * n + j] = sj;
       }
     }
   };
@@ -89,11 +108,17 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
     SoftmaxGgml(w + h * n, n);
     kernels::ConvertRowF16(w + h * n, w16 + h * n, n);
   }
+  kernels::WidenRowF16(w16, wf, Hq * n);
   auto values = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {  // i = kv head * Dv + value dim
       const int64_t hk = i / Dv, d = i % Dv;
       const uint16_t* vt = cache.Vt(p.layer, hk, d);
-      for (int64_t h = hk * group; h < (hk + 1) * group; ++h) out[h * Dv + d] = dot(vt, w16 + h * n, n);
+      const int64_t h0 = hk * group;
+      if (f16_dot) {
+        kernels::DotF16Queries(vt, w16 + h0 * n, wf + h0 * n, n, static_cast<int>(group), n, out + h0 * Dv + d, Dv);
+        continue;
+      }
+      for (int64_t h = h0; h < h0 + group; ++h) out[h * Dv + d] = dot(vt, w16 + h * n, n);
     }
   };
   RunClaimed(pool, Hkv * Dv, kDimGrain, values);
