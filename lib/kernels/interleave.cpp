@@ -85,17 +85,42 @@ void MoveQ4K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   MoveQuads(false, b->qs, gb + 256, r, 128);
 }
 
-// --- Q6_K: ql, qh, 16 int8 scales, d; the quants move as they are. ---
+// --- Q6_K: ql, qh, 16 int8 scales, d. Element e = 128h + 32k + l: low nibble k / 2
+// of ql[64h + 32(k % 2) + l], bits 2k of qh[32h + l]. ---
+uint8_t Q6KCode(const quant::BlockQ6_K& b, int e) {  // the weight + 32, 0..63
+  const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+  return static_cast<uint8_t>(((b.ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF) |
+                              ((b.qh[32 * h + l] >> (2 * k)) & 3) << 4);
+}
+
 void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   auto* b = reinterpret_cast<quant::BlockQ6_K*>(blk);
   auto* scales = reinterpret_cast<uint8_t*>(b->scales);
   if (to_group) std::memcpy(gb + 2 * r, &b->d, 2); else std::memcpy(&b->d, gb + 2 * r, 2);
   MoveQuads(to_group, scales, gb + 32, r, 16);
-  for (int h = 0; h < 2; ++h) {  // the kernel's read order (interleave.h)
-    uint8_t* half = gb + 288 + 1536 * h;
-    MoveQuads(to_group, b->ql + 64 * h, half, r, 32);
-    MoveQuads(to_group, b->qh + 32 * h, half + 512, r, 32);
-    MoveQuads(to_group, b->ql + 64 * h + 32, half + 1024, r, 32);
+  // Sub-block j: S_s byte 4r + i = code(16j + 4s + i) | bits 2s, 2s+1 of code(16j + 12 + i) << 6.
+  if (to_group) {
+    for (int j = 0; j < 16; ++j)
+      for (int s = 0; s < 3; ++s)
+        for (int i = 0; i < 4; ++i)
+          gb[288 + 192 * j + 64 * s + 4 * r + i] = static_cast<uint8_t>(
+              Q6KCode(*b, 16 * j + 4 * s + i) | ((Q6KCode(*b, 16 * j + 12 + i) >> (2 * s)) & 3) << 6);
+    return;
+  }
+  std::memset(b->ql, 0, sizeof(b->ql));
+  std::memset(b->qh, 0, sizeof(b->qh));
+  for (int e = 0; e < 256; ++e) {
+    const int j = e / 16, t = (e / 4) % 4, i = e % 4;
+    uint8_t code;
+    if (t < 3) {
+      code = gb[288 + 192 * j + 64 * t + 4 * r + i] & 0x3F;
+    } else {
+      code = 0;
+      for (int s = 0; s < 3; ++s) code |= static_cast<uint8_t>((gb[288 + 192 * j + 64 * s + 4 * r + i] >> 6) << (2 * s));
+    }
+    const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+    b->ql[64 * h + 32 * (k % 2) + l] |= static_cast<uint8_t>((code & 0xF) << (4 * (k / 2)));
+    b->qh[32 * h + l] |= static_cast<uint8_t>((code >> 4) << (2 * k));
   }
 }
 

@@ -31,9 +31,11 @@
 //     then 32 vectors, vector c lane r = row r's qs[4c..4c+3] (low nibbles: elements
 //     64(c/8) + 4(c%8) + i, sub-block 2(c/8); high nibbles: those + 32).
 //   Q6_K (3360 bytes): d[16]; 4 vectors of scales (byte 4r+i = sc[4t+i]); then per
-//     half h = 0, 1 (elements 128h..128h+127) 24 vectors in the kernel's read order:
-//     ql dwords 16h..16h+7, qh dwords 8h..8h+7, ql dwords 16h+8..16h+15 (vector lane
-//     r = row r's 4 bytes). Read out of address order, the prefetcher fell behind.
+//     16-element sub-block j three vectors S0..S2 of the codes c = q + 32 (6 bits):
+//     S_s byte 4r+i = c(16j + 4s + i) | (bits 2s..2s+1 of c(16j + 12 + i)) << 6, so
+//     quads 0..2 are one AND each and quad 3 is gathered from the top bits (about 40%
+//     fewer unpacking operations than nibbles + 2-bit fields; the group-block is read
+//     in address order, which the prefetcher needs: out of order it fell behind).
 // So lane r's dword is always 4 consecutive weights of one sub-block: a byte-dot
 // against the activation's 4 matching bytes (ActK.qs, the Q8_K quants as they are)
 // adds to row r's sub-block sum, one int32 multiply applies the scale. Q6_K's -32

@@ -1,6 +1,7 @@
 // Interleaved group kernels (interleave.h) for AVX2 + F16C: a 16-row group is a pair
 // of ymm int32 vectors; maddubs + madd do a lane's 4 byte products.
 #include <cstring>
+#include <utility>
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"

@@ -1,6 +1,7 @@
 // Interleaved group kernels (interleave.h) for AVX-512F/BW + VNNI: a 16-row group is
 // one zmm of int32 lanes and vpdpbusd does a lane's 4 byte products at once.
 #include <cstring>
+#include <utility>
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
