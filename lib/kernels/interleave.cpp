@@ -87,10 +87,13 @@ void MoveQ4K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
 
 // --- Q6_K: ql, qh, 16 int8 scales, d. Element e = 128h + 32k + l: low nibble k / 2
 // of ql[64h + 32(k % 2) + l], bits 2k of qh[32h + l]. ---
-uint8_t Q6KCode(const quant::BlockQ6_K& b, int e) {  // the weight + 32, 0..63
-  const int h = e / 128, k = (e / 32) % 4, l = e % 32;
-  return static_cast<uint8_t>(((b.ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF) |
-                              ((b.qh[32 * h + l] >> (2 * k)) & 3) << 4);
+// code[e] = the weight + 32 (0..63) of every element.
+void Q6KCodes(const quant::BlockQ6_K& b, uint8_t code[256]) {
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 32; ++l)
+        code[128 * h + 32 * k + l] = static_cast<uint8_t>(((b.ql[64 * h + 32 * (k % 2) + l] >> (4 * (k / 2))) & 0xF) |
+                                                          ((b.qh[32 * h + l] >> (2 * k)) & 3) << 4);
 }
 
 void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
@@ -100,11 +103,13 @@ void MoveQ6K(bool to_group, uint8_t* blk, uint8_t* gb, int r) {
   MoveQuads(to_group, scales, gb + 32, r, 16);
   // Sub-block j: S_s byte 4r + i = code(16j + 4s + i) | bits 2s, 2s+1 of code(16j + 12 + i) << 6.
   if (to_group) {
+    uint8_t code[256];
+    Q6KCodes(*b, code);
     for (int j = 0; j < 16; ++j)
       for (int s = 0; s < 3; ++s)
         for (int i = 0; i < 4; ++i)
-          gb[288 + 192 * j + 64 * s + 4 * r + i] = static_cast<uint8_t>(
-              Q6KCode(*b, 16 * j + 4 * s + i) | ((Q6KCode(*b, 16 * j + 12 + i) >> (2 * s)) & 3) << 6);
+          gb[288 + 192 * j + 64 * s + 4 * r + i] =
+              static_cast<uint8_t>(code[16 * j + 4 * s + i] | ((code[16 * j + 12 + i] >> (2 * s)) & 3) << 6);
     return;
   }
   std::memset(b->ql, 0, sizeof(b->ql));
