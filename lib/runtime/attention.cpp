@@ -144,39 +144,61 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   }
   const auto dot = F16Dot();
   if (T == 1) return AttendOneRow(cache, p, q, pos[0], out, pool, dot);
-  // 2. One task per (row, head).
+  // 2. One task per (row, KV head): the group's query heads share each K and V^T row
+  // (kernels/dot_f16_queries.h), every dot and softmax as for one head at a time.
+  const bool f16_dot = dot == kernels::VecDotRef(TensorType::F16) || dot == kernels::VecDotAvx2(TensorType::F16);
   auto run = [&](int64_t begin, int64_t end) {
     // Per-thread scratch (pool threads persist): no allocation per token once warm.
-    thread_local std::vector<uint16_t> q16;
-    thread_local std::vector<float> w;
-    thread_local std::vector<uint16_t> w16;
-    q16.resize(static_cast<size_t>(D));
+    thread_local std::vector<uint16_t> q16, w16;
+    thread_local std::vector<float> qf, w, wf;
+    q16.resize(static_cast<size_t>(group * D));
+    qf.resize(static_cast<size_t>(group * D));
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t t = task / Hq, h = task % Hq, hk = h / group;
+      const int64_t t = task / Hkv, hk = task % Hkv, h0 = hk * group;
       const int64_t qp = pos[t];
       // Cells [0, n): a multiple of 32 covering qp; padded cells hold zeros and are masked.
       // With a KV window, once the ring wraps every cell is read; cells record their position.
       const int64_t n = std::min(cache.n_cells(),
                                  (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
-      w.assign(n, -std::numeric_limits<float>::infinity());
-      w16.assign(n, 0);
-      const float* qr = q + (t * Hq + h) * D;
-      kernels::ConvertRowF16(qr, q16.data(), D);
+      w.assign(static_cast<size_t>(group * n), -std::numeric_limits<float>::infinity());
+      w16.assign(static_cast<size_t>(group * n), 0);
+      wf.resize(static_cast<size_t>(group * n));
+      kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
+      kernels::WidenRowF16(q16.data(), qf.data(), group * D);
+      float dots[256];
       for (int64_t j = 0; j < n; ++j) {
         const int64_t pj = cache.CellPos(j);
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
         if (p.window > 0 && qp - pj >= p.window) continue;
-        float sj = dot(cache.K(p.layer, j) + hk * D, q16.data(), D) * p.scale;
-        if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
-        w[j] = sj;
+        const uint16_t* kr = cache.K(p.layer, j) + hk * D;
+        for (int64_t g0 = 0; g0 < group; g0 += 256) {
+          const int m = static_cast<int>(std::min<int64_t>(256, group - g0));
+          if (f16_dot) kernels::DotF16Queries(kr, q16.data() + g0 * D, qf.data() + g0 * D, D, m, D, dots, 1);
+          else for (int i = 0; i < m; ++i) dots[i] = dot(kr, q16.data() + (g0 + i) * D, D);
+          for (int i = 0; i < m; ++i) {
+            float sj = dots[i] * p.scale;
+            if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+            w[(g0 + i) * n + j] = sj;
+          }
+        }
       }
-      SoftmaxGgml(w.data(), n);  // masked cells stay -inf and come out 0
-      kernels::ConvertRowF16(w.data(), w16.data(), n);
-      float* o = out + (t * Hq + h) * Dv;
-      for (int64_t d = 0; d < Dv; ++d) o[d] = dot(cache.Vt(p.layer, hk, d), w16.data(), n);
+      for (int64_t g = 0; g < group; ++g) {
+        SoftmaxGgml(w.data() + g * n, n);  // masked cells stay -inf and come out 0
+        kernels::ConvertRowF16(w.data() + g * n, w16.data() + g * n, n);
+      }
+      kernels::WidenRowF16(w16.data(), wf.data(), group * n);
+      float* o = out + (t * Hq + h0) * Dv;
+      for (int64_t d = 0; d < Dv; ++d) {
+        const uint16_t* vt = cache.Vt(p.layer, hk, d);
+        if (f16_dot) {
+          kernels::DotF16Queries(vt, w16.data(), wf.data(), n, static_cast<int>(group), n, o + d, Dv);
+          continue;
+        }
+        for (int64_t g = 0; g < group; ++g) o[g * Dv + d] = dot(vt, w16.data() + g * n, n);
+      }
     }
   };
-  const int64_t tasks = T * Hq;
+  const int64_t tasks = T * Hkv;
   RunClaimed(pool, tasks, std::max<int64_t>(1, tasks / (8 * (pool ? pool->num_threads() : 1))), run);
 }
 
