@@ -416,6 +416,22 @@ double MeasureWarmStreamBytesPerSecond(const std::string& dir, TensorType type, 
   return rate;
 }
 
+namespace {
+
+// What identifies a calibration (and keys its cached matmul figures): threads, this
+// CPU and the matmul kernels' version.
+Calibration CalibrationFor(int threads) {
+  Calibration c;
+  c.threads = threads;
+  c.cores = LogicalCpus();
+  c.kernel_version = kMatMulKernelVersion;
+  c.cpu = CpuModel();
+  c.matmul_key = MatMulCalibrationKey(threads);
+  return c;
+}
+
+}  // namespace
+
 absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int threads,
                                                      std::vector<TensorType> types, const std::string& probe_file,
                                                      const std::string& model_key) {
@@ -423,12 +439,7 @@ absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int
   if (types.empty()) types.push_back(TensorType::Q4_0);
   const std::string path = dir + "/calibration.json";
   CacheFile file = ReadCache(path);
-  Calibration c;
-  c.threads = threads;
-  c.cores = LogicalCpus();
-  c.kernel_version = kMatMulKernelVersion;
-  c.cpu = CpuModel();
-  c.matmul_key = MatMulCalibrationKey(threads);
+  Calibration c = CalibrationFor(threads);
   bool changed = false;
   if (file.disk <= 0 || file.cached <= 0 || file.memory <= 0) {
     std::error_code ec;
@@ -491,12 +502,7 @@ Calibration LoadCachedCalibration(const std::string& dir, int threads, std::vect
   if (threads <= 0) threads = ThreadPool::DefaultThreadCount();
   if (types.empty()) types.push_back(TensorType::Q4_0);
   const CacheFile file = ReadCache(dir + "/calibration.json");
-  Calibration c;
-  c.threads = threads;
-  c.cores = LogicalCpus();
-  c.kernel_version = kMatMulKernelVersion;
-  c.cpu = CpuModel();
-  c.matmul_key = MatMulCalibrationKey(threads);
+  Calibration c = CalibrationFor(threads);
   c.disk_read_bytes_per_s = file.disk;
   c.cached_read_bytes_per_s = file.cached;
   c.memory_bytes_per_s = file.memory;
