@@ -29,6 +29,7 @@ using uaii::kernels::IsaLevel;
 using uaii::test::NameOf;
 using uaii::test::RandomActs;
 using uaii::test::RandomWeights;
+using uaii::test::Run;
 using uaii::test::SameBits;
 using uaii::test::Traits;
 
@@ -49,14 +50,6 @@ std::vector<std::pair<IsaLevel, KernelImpl>> FastLevels() {
 
 std::string LevelName(IsaLevel l) { return std::string(uaii::kernels::IsaLevelName(l)); }
 
-std::vector<float> Run(TensorType t, const void* w, int64_t out, int64_t in, const float* x,
-                       int64_t batch, uaii::ThreadPool* pool, KernelImpl impl) {
-  std::vector<float> y(static_cast<size_t>(out * batch), -7.0f);
-  const absl::Status s = uaii::MatMul(t, w, out, in, x, batch, y.data(), pool, impl);
-  INFO(std::string(s.message()));
-  REQUIRE(s.ok());
-  return y;
-}
 
 // One activation row in the weight type's vec_dot format (matmul.cpp's PrepareRow).
 std::vector<uint8_t> PrepareActs(TensorType t, const float* x, int64_t n) {

@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "formats/fp16.h"
 #include "formats/tensor_type.h"
+#include "kernels/matmul.h"
+#include "kernels/thread_pool.h"
 
 namespace uaii::test {
 
@@ -76,6 +80,16 @@ inline std::vector<float> RandomActs(int64_t n, std::mt19937& rng, float scale =
   if (n >= 64) x[5] = 40.0f * scale;
   if (n >= 512) std::fill(x.begin() + 256, x.begin() + 512, 0.0f);
   return x;
+}
+
+// y = MatMul(W, x) at the given level, failing the test (with MatMul's message) on error.
+inline std::vector<float> Run(TensorType t, const void* w, int64_t out, int64_t in, const float* x,
+                              int64_t batch, ThreadPool* pool, KernelImpl impl) {
+  std::vector<float> y(static_cast<size_t>(out * batch), -7.0f);
+  const absl::Status s = MatMul(t, w, out, in, x, batch, y.data(), pool, impl);
+  INFO(std::string(s.message()));
+  REQUIRE(s.ok());
+  return y;
 }
 
 inline bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {

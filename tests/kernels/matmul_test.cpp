@@ -18,91 +18,20 @@
 #include "kernels/matmul.h"
 #include "kernels/quantize_act.h"
 #include "kernels/vec_dot.h"
+#include "kernel_test_util.h"
 
 using uaii::KernelImpl;
 using uaii::TensorType;
+using uaii::test::NameOf;
+using uaii::test::RandomActs;
+using uaii::test::RandomWeights;
+using uaii::test::Run;
+using uaii::test::SameBits;
+using uaii::test::Traits;
 
 namespace {
 
-const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16,
-                             TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
-                             TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K,
-                             TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
-                             TensorType::Q6_K};
-
-const uaii::TensorTypeTraits& Traits(TensorType t) {
-  return *uaii::FindTensorType(static_cast<uint32_t>(t));
-}
-std::string NameOf(TensorType t) { return std::string(Traits(t).name); }
-
-// Byte offsets of f16 scale fields in one block (set to realistic magnitudes).
-std::vector<int> ScaleOffsets(TensorType t) {
-  switch (t) {
-    case TensorType::Q4_0: case TensorType::Q5_0: case TensorType::Q8_0: return {0};
-    case TensorType::Q4_1: case TensorType::Q5_1: return {0, 2};
-    case TensorType::Q4_K: case TensorType::Q5_K: return {0, 2};
-    case TensorType::Q6_K: return {208};
-    case TensorType::Q2_K: return {80, 82};
-    case TensorType::Q3_K: return {108};
-    default: return {};
-  }
-}
-
-// A random packed [out x in] matrix: random bytes with half scales ~ N(0, 0.05)
-// (mins of Q4_1/Q5_1 included), or random normal values for float types.
-std::vector<uint8_t> RandomWeights(TensorType t, int64_t out, int64_t in, std::mt19937& rng) {
-  const auto& tr = Traits(t);
-  const int64_t nblocks = out * in / tr.block_size;
-  std::vector<uint8_t> w(static_cast<size_t>(nblocks * tr.type_size));
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  if (t == TensorType::F32) {
-    for (int64_t i = 0; i < out * in; ++i) {
-      const float v = normal(rng);
-      std::memcpy(w.data() + 4 * i, &v, 4);
-    }
-    return w;
-  }
-  if (t == TensorType::F16 || t == TensorType::BF16) {
-    for (int64_t i = 0; i < out * in; ++i) {
-      const float v = normal(rng);
-      const uint16_t h = t == TensorType::F16 ? uaii::Fp32ToFp16(v) : uaii::Fp32ToBf16(v);
-      std::memcpy(w.data() + 2 * i, &h, 2);
-    }
-    return w;
-  }
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (auto& b : w) b = static_cast<uint8_t>(byte(rng));
-  for (int64_t b = 0; b < nblocks; ++b) {
-    for (int off : ScaleOffsets(t)) {
-      const uint16_t h = uaii::Fp32ToFp16(0.05f * normal(rng));
-      std::memcpy(w.data() + b * tr.type_size + off, &h, 2);
-    }
-  }
-  return w;
-}
-
-std::vector<float> RandomActs(int64_t n, std::mt19937& rng) {
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> x(static_cast<size_t>(n));
-  for (auto& v : x) v = normal(rng);
-  // An outlier and an all-zero block exercise the scale choice and the zero path.
-  if (n >= 64) x[5] = 40.0f;
-  if (n >= 512) std::fill(x.begin() + 256, x.begin() + 512, 0.0f);
-  return x;
-}
-
-std::vector<float> Run(TensorType t, const void* w, int64_t out, int64_t in, const float* x,
-                       int64_t batch, uaii::ThreadPool* pool, KernelImpl impl) {
-  std::vector<float> y(static_cast<size_t>(out * batch), -7.0f);
-  const absl::Status s = uaii::MatMul(t, w, out, in, x, batch, y.data(), pool, impl);
-  INFO(std::string(s.message()));
-  REQUIRE(s.ok());
-  return y;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
-}
+const auto& kTypes = uaii::test::kMatMulTypes;
 
 std::vector<int64_t> Lengths(TensorType t) {
   if (Traits(t).block_size == 256) return {256, 512, 2816};
