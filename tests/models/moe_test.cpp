@@ -172,19 +172,20 @@ TEST_CASE("moe: bad expert metadata names the key") {
   CHECK(g.status().message().find("re-convert") != std::string_view::npos);
 }
 
-TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same output") {
-  using namespace uaii::runtime;
-  // The qwen3moe fixture's layer-0 banks, run once from memory and once through an
-  // LRU that holds only 2 experts (6 slices): same bits, misses read from the file.
-  const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/qwen3moe-q4_k.gguf";
-  if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
-  std::string bytes = ReadFile(path);
-  auto f = gguf::File::Open(path);
-  REQUIRE(f.ok());
-  auto bank = [&](const std::string& name) {
-    for (const auto& t : (*f)->tensors())
+namespace {
+
+// A GGUF fixture read into memory, handing out its 3-D expert banks (and other
+// tensors) as BoundWeights over those bytes, with the file named for slice reads.
+struct FixtureBanks {
+  explicit FixtureBanks(const std::string& path) : path(path), bytes(ReadFile(path)) {
+    auto opened = gguf::File::Open(path);
+    REQUIRE(opened.ok());
+    file = std::move(*opened);
+  }
+  runtime::BoundWeight Bank(const std::string& name) const {
+    for (const auto& t : file->tensors())
       if (t.name == name) {
-        BoundWeight w;
+        runtime::BoundWeight w;
         w.type = static_cast<TensorType>(t.type_id);
         for (auto it = t.dims.rbegin(); it != t.dims.rend(); ++it) w.shape.push_back(int64_t(*it));
         w.offset = t.offset;
@@ -195,8 +196,23 @@ TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same 
         return w;
       }
     FAIL("no tensor " << name);
-    return BoundWeight{};
-  };
+    return runtime::BoundWeight{};
+  }
+  std::string path;
+  std::string bytes;
+  decltype(gguf::File::Open(std::string()))::value_type file;
+};
+
+}  // namespace
+
+TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same output") {
+  using namespace uaii::runtime;
+  // The qwen3moe fixture's layer-0 banks, run once from memory and once through an
+  // LRU that holds only 2 experts (6 slices): same bits, misses read from the file.
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/qwen3moe-q4_k.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
+  const FixtureBanks fixture(path);
+  auto bank = [&](const std::string& name) { return fixture.Bank(name); };
   BoundWeight r = bank("blk.0.ffn_gate_inp.weight"), u = bank("blk.0.ffn_up_exps.weight"),
               g = bank("blk.0.ffn_gate_exps.weight"), d = bank("blk.0.ffn_down_exps.weight");
   r.row_bytes = r.bytes / r.shape[0];
@@ -227,9 +243,9 @@ TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same 
   {
     MoeWeights resident{&r, &u, &g, &d};
     BoundWeight ur = u, gr = g, dr = d;
-    ur.data = reinterpret_cast<const uint8_t*>(bytes.data()) + u.offset;
-    gr.data = reinterpret_cast<const uint8_t*>(bytes.data()) + g.offset;
-    dr.data = reinterpret_cast<const uint8_t*>(bytes.data()) + d.offset;
+    ur.data = reinterpret_cast<const uint8_t*>(fixture.bytes.data()) + u.offset;
+    gr.data = reinterpret_cast<const uint8_t*>(fixture.bytes.data()) + g.offset;
+    dr.data = reinterpret_cast<const uint8_t*>(fixture.bytes.data()) + d.offset;
     resident.up_exps = &ur, resident.gate_exps = &gr, resident.down_exps = &dr;
     REQUIRE(MoeFfn(p, resident, x.data(), T, want_t.data(), nullptr).ok());
   }
@@ -284,25 +300,8 @@ TEST_CASE("moe: expert prefetch changes when reads happen, not results") {
   // and the prefetch thread did read ahead.
   const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/qwen3moe-q4_k.gguf";
   if (!std::filesystem::exists(path)) FAIL("missing fixture " << path << " (run make_moe_models.py)");
-  std::string bytes = ReadFile(path);
-  auto f = gguf::File::Open(path);
-  REQUIRE(f.ok());
-  auto bank = [&](const std::string& name) {
-    for (const auto& t : (*f)->tensors())
-      if (t.name == name) {
-        BoundWeight w;
-        w.type = static_cast<TensorType>(t.type_id);
-        for (auto it = t.dims.rbegin(); it != t.dims.rend(); ++it) w.shape.push_back(int64_t(*it));
-        w.offset = t.offset;
-        w.bytes = t.bytes;
-        w.row_bytes = t.bytes / (w.shape[0] * w.shape[1]);
-        w.data = reinterpret_cast<const uint8_t*>(bytes.data()) + t.offset;
-        w.file = path;
-        return w;
-      }
-    FAIL("no tensor " << name);
-    return BoundWeight{};
-  };
+  const FixtureBanks fixture(path);
+  auto bank = [&](const std::string& name) { return fixture.Bank(name); };
   struct Layer {
     BoundWeight r, u, g, d;
   };
