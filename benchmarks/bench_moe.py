@@ -26,10 +26,9 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench_io import drop_cache, sequential_read_bandwidth  # noqa: E402
+from bench_io import drop_cache, run_llamacpp_mmap, sequential_read_bandwidth  # noqa: E402
 
 MiB, GiB = 1 << 20, 1 << 30
 HERE = pathlib.Path(__file__).resolve().parent
@@ -46,28 +45,6 @@ def uaii(exe, model, flags, env, tokens=None):
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(args)}: {err.decode()}")
     return json.loads(out), ru.ru_maxrss * 1024
-
-
-def run_llamacpp(model, tokens, threads):
-    try:
-        import llama_cpp
-    except ImportError:
-        return {"skipped": "llama-cpp-python is not installed"}
-    t0 = time.perf_counter()
-    llm = llama_cpp.Llama(model_path=str(model), n_ctx=256, n_threads=threads, use_mmap=True, verbose=False)
-    load = time.perf_counter() - t0
-    ids = llm.tokenize(PROMPT.encode())
-    t1 = time.perf_counter()
-    llm.eval(ids)
-    t2 = time.perf_counter()
-    out = []
-    for _ in range(tokens):
-        tok = llm.sample(temp=0.0)
-        out.append(int(tok))
-        llm.eval([tok])
-    t3 = time.perf_counter()
-    return {"version": llama_cpp.__version__, "load_seconds": load, "prefill_seconds": t2 - t1,
-            "decode_tokens_per_s": tokens / (t3 - t2), "tokens": out}
 
 
 def main():
@@ -131,7 +108,7 @@ def main():
         print(json.dumps(r), flush=True)
     if not a.no_llamacpp:
         drop_cache(model)
-        r = run_llamacpp(model, a.tokens, a.threads)
+        r = run_llamacpp_mmap(model, PROMPT, a.tokens, a.threads)
         if "tokens" in r:
             r["same_tokens_as_uaii"] = r["tokens"] == ref["tokens"]
         res["llamacpp"] = r

@@ -42,7 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench_io import drop_cache, sequential_read_bandwidth  # noqa: E402
+from bench_io import drop_cache, run_llamacpp_mmap, sequential_read_bandwidth  # noqa: E402
 
 GiB = 1 << 30
 HERE = pathlib.Path(__file__).resolve().parent
@@ -145,30 +145,6 @@ def calibration_runs(exe, model, gib, tokens, threads, env):
         out.append({"budget_gib": g, "cache": temp, "decode_tokens_per_s": r["decode_tokens_per_s"]})
         print(json.dumps({"calibration_run": out[-1]}), flush=True)
     return out
-
-
-def run_llamacpp(model, tokens, threads):
-    try:
-        import llama_cpp
-    except ImportError:
-        return {"skipped": "llama-cpp-python is not installed"}
-    t0 = time.perf_counter()
-    llm = llama_cpp.Llama(model_path=str(model), n_ctx=256, n_threads=threads, use_mmap=True, verbose=False)
-    load = time.perf_counter() - t0
-    ids = llm.tokenize(b"hello world")
-    t1 = time.perf_counter()
-    llm.eval(ids)
-    t2 = time.perf_counter()
-    out = []
-    for _ in range(tokens):
-        tok = llm.sample(temp=0.0)
-        out.append(int(tok))
-        llm.eval([tok])
-    t3 = time.perf_counter()
-    import resource
-    return {"version": llama_cpp.__version__, "load_seconds": load, "prefill_seconds": t2 - t1,
-            "decode_tokens_per_s": tokens / (t3 - t2), "tokens": out,
-            "process_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
 def pct(a, b):
@@ -317,7 +293,7 @@ def main():
                     drop_cache(model)
                 else:
                     warm_cache(model)
-                r = run_llamacpp(model, a.tokens, a.threads)
+                r = run_llamacpp_mmap(model, "hello world", a.tokens, a.threads)
                 r["cache"] = temp
                 res.setdefault("llamacpp", []).append(r)
                 print(json.dumps({k: v for k, v in r.items() if k != "tokens"}), flush=True)
