@@ -9,18 +9,16 @@
 #include "formats/fp16.h"
 #include "kernels/dot_f16_queries.h"
 #include "kernels/quantize_act.h"
-#include "kernels/vec_dot.h"
 #include "runtime/cpu_ops.h"
 
 namespace uaii::runtime {
 namespace {
 
-kernels::VecDotFn F16Dot() {
-  static const kernels::VecDotFn fn = [] {
-    kernels::VecDotFn f = kernels::CpuHasAvx2() ? kernels::VecDotAvx2(TensorType::F16) : nullptr;
-    return f ? f : kernels::VecDotRef(TensorType::F16);
-  }();
-  return fn;
+// A head's attention score from its raw q.k dot: scaled, then soft-capped (Gemma 2).
+inline float Score(float dot, const AttentionParams& p) {
+  float sj = dot * p.scale;
+  if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
+  return sj;
 }
 
 // Runs fn over [0, n) on the pool, the threads claiming `grain`-long ranges from a
@@ -48,14 +46,14 @@ void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn) {
 // that share it), then, after each head's softmax, the outputs for a range of value
 // dims (each V row read once likewise), so both jobs split evenly however few heads
 // there are. Every score and output is the same dot product, scaled and soft-capped
-// the same way, as in the per-head loop below, and a head's softmax still runs over
+// the same way, as in the prefill loop below, and a head's softmax still runs over
 // all its cells at once: results are identical.
 void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int32_t qp, float* out,
-                  ThreadPool* pool, kernels::VecDotFn dot) {
+                  ThreadPool* pool) {
   const KvLayerShape& s = cache.shape(p.layer);
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
-  // Cells [0, n): as in the per-head loop.
+  // Cells [0, n): as in the prefill loop below.
   const int64_t n =
       std::min(cache.n_cells(), (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
   // The calling thread's scratch (no allocation per token once warm), read by the
@@ -77,9 +75,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   float* wf = wf_buf.data();
   for (int64_t h = 0; h < Hq; ++h) kernels::ConvertRowF16(q + h * D, q16 + h * D, D);
   kernels::WidenRowF16(q16, qf, Hq * D);
-  const bool f16_dot = dot == kernels::VecDotRef(TensorType::F16) || dot == kernels::VecDotAvx2(TensorType::F16);
   auto scores = [&](int64_t j0, int64_t j1) {
-    float dots[256];
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t pj = cache.CellPos(j);
       const bool masked = pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window);
@@ -88,18 +84,11 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
         continue;
       }
       for (int64_t hk = 0; hk < Hkv; ++hk) {
-        const uint16_t* kr = cache.K(p.layer, j) + hk * D;
-        for (int64_t h0 = hk * group; h0 < (hk + 1) * group; h0 += 256) {
-          const int m = static_cast<int>(std::min<int64_t>(256, (hk + 1) * group - h0));
-          if (f16_dot) kernels::DotF16Queries(kr, q16 + h0 * D, qf + h0 * D, D, m, D, dots, 1);
-          else for (int i = 0; i < m; ++i) dots[i] = dot(kr, q16 + (h0 + i) * D, D);
-          for (int i = 0; i < m; ++i) {
-            float sj = dots[i] * p.scale;
-            if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
-            w[(h0 + i) * n + j] = sj;
-          }
-        }
+        const int64_t h0 = hk * group;
+        kernels::DotF16Queries(cache.K(p.layer, j) + hk * D, q16 + h0 * D, qf + h0 * D, D, static_cast<int>(group),
+                               D, w + h0 * n + j, n);
       }
+      for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = Score(w[h * n + j], p);
     }
   };
   constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
@@ -114,11 +103,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       const int64_t hk = i / Dv, d = i % Dv;
       const uint16_t* vt = cache.Vt(p.layer, hk, d);
       const int64_t h0 = hk * group;
-      if (f16_dot) {
-        kernels::DotF16Queries(vt, w16 + h0 * n, wf + h0 * n, n, static_cast<int>(group), n, out + h0 * Dv + d, Dv);
-        continue;
-      }
-      for (int64_t h = h0; h < h0 + group; ++h) out[h * Dv + d] = dot(vt, w16 + h * n, n);
+      kernels::DotF16Queries(vt, w16 + h0 * n, wf + h0 * n, n, static_cast<int>(group), n, out + h0 * Dv + d, Dv);
     }
   };
   RunClaimed(pool, Hkv * Dv, kDimGrain, values);
@@ -142,11 +127,9 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
     for (int64_t h = 0; h < Hkv; ++h)
       for (int64_t d = 0; d < Dv; ++d) cache.Vt(p.layer, h, d)[c] = Fp32ToFp16(v[(t * Hkv + h) * Dv + d]);
   }
-  const auto dot = F16Dot();
-  if (T == 1) return AttendOneRow(cache, p, q, pos[0], out, pool, dot);
+  if (T == 1) return AttendOneRow(cache, p, q, pos[0], out, pool);
   // 2. One task per (row, KV head): the group's query heads share each K and V^T row
   // (kernels/dot_f16_queries.h), every dot and softmax as for one head at a time.
-  const bool f16_dot = dot == kernels::VecDotRef(TensorType::F16) || dot == kernels::VecDotAvx2(TensorType::F16);
   auto run = [&](int64_t begin, int64_t end) {
     // Per-thread scratch (pool threads persist): no allocation per token once warm.
     thread_local std::vector<uint16_t> q16, w16;
@@ -165,22 +148,13 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       wf.resize(static_cast<size_t>(group * n));
       kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
       kernels::WidenRowF16(q16.data(), qf.data(), group * D);
-      float dots[256];
       for (int64_t j = 0; j < n; ++j) {
         const int64_t pj = cache.CellPos(j);
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
         if (p.window > 0 && qp - pj >= p.window) continue;
-        const uint16_t* kr = cache.K(p.layer, j) + hk * D;
-        for (int64_t g0 = 0; g0 < group; g0 += 256) {
-          const int m = static_cast<int>(std::min<int64_t>(256, group - g0));
-          if (f16_dot) kernels::DotF16Queries(kr, q16.data() + g0 * D, qf.data() + g0 * D, D, m, D, dots, 1);
-          else for (int i = 0; i < m; ++i) dots[i] = dot(kr, q16.data() + (g0 + i) * D, D);
-          for (int i = 0; i < m; ++i) {
-            float sj = dots[i] * p.scale;
-            if (p.softcap > 0) sj = p.softcap * std::tanh(sj / p.softcap);
-            w[(g0 + i) * n + j] = sj;
-          }
-        }
+        kernels::DotF16Queries(cache.K(p.layer, j) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
+                               w.data() + j, n);
+        for (int64_t g = 0; g < group; ++g) w[g * n + j] = Score(w[g * n + j], p);
       }
       for (int64_t g = 0; g < group; ++g) {
         SoftmaxGgml(w.data() + g * n, n);  // masked cells stay -inf and come out 0
@@ -189,12 +163,8 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       kernels::WidenRowF16(w16.data(), wf.data(), group * n);
       float* o = out + (t * Hq + h0) * Dv;
       for (int64_t d = 0; d < Dv; ++d) {
-        const uint16_t* vt = cache.Vt(p.layer, hk, d);
-        if (f16_dot) {
-          kernels::DotF16Queries(vt, w16.data(), wf.data(), n, static_cast<int>(group), n, o + d, Dv);
-          continue;
-        }
-        for (int64_t g = 0; g < group; ++g) o[g * Dv + d] = dot(vt, w16.data() + g * n, n);
+        kernels::DotF16Queries(cache.Vt(p.layer, hk, d), w16.data(), wf.data(), n, static_cast<int>(group), n, o + d,
+                               Dv);
       }
     }
   };
