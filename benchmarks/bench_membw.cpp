@@ -1,13 +1,18 @@
 // Memory read bandwidth, for the decode roofline: T threads each sum a disjoint part
 // of a 1 GiB buffer (AVX2 loads through the compiler's vectorizer), best of 5 passes.
+// The buffer is on transparent huge pages like the engine's resident weights
+// (util/huge_pages.h), so the roofline is the fastest reading the machine allows.
 // Prints one JSON line with GB/s (10^9 bytes).
 //   uaii_bench_membw [--threads T] [--mib N]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include "util/huge_pages.h"
 
 int main(int argc, char** argv) {
   int threads = 2;
@@ -17,7 +22,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--mib")) mib = std::strtoull(argv[i + 1], nullptr, 10);
   }
   const size_t n = mib * (1u << 20) / sizeof(float);
-  std::vector<float> buf(n, 1.0f);
+  std::shared_ptr<uint8_t> mem = uaii::AllocateHugePageBuffer(n * sizeof(float));
+  if (!mem) return 1;
+  float* buf = reinterpret_cast<float*>(mem.get());
+  std::fill(buf, buf + n, 1.0f);
   std::vector<double> sums(threads);
   double best = 0;
   for (int pass = 0; pass < 5; ++pass) {

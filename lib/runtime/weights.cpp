@@ -3,11 +3,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "kernels/interleave.h"
 #include "runtime/weight_source.h"
+#include "util/huge_pages.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
+namespace {
+// Each copy starts on a cache line (the group kernels load whole lines).
+constexpr size_t kArenaAlign = 64;
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
     const ir::Graph& g, std::map<std::string, std::shared_ptr<const gguf::File>> open) {
@@ -59,26 +66,42 @@ absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool)
   // Weights some matmul reads and no op reads element-wise (an embedding lookup on
   // the same table, as with tied heads, reads the interleaved copy too).
   std::map<std::string, std::pair<bool, bool>> use;  // name -> (matmul, element-wise)
+  std::map<std::string, size_t> first_use;            // name -> first op reading it
   for (const auto& op : g.ops)
     for (size_t k = 0; k < op.inputs.size(); ++k) {
+      first_use.emplace(op.inputs[k], first_use.size());
       // moe_ffn's expert banks and shared-expert matrices are matmul weights too
       // (runtime/moe.cpp; its router and shared gate stay row-major).
       const bool moe_matmul = op.type == "moe_ffn" && (k == 2 || k == 3 || k == 4 || k == 6 || k == 7 || k == 8);
       if (IsMatmulWeightInput(op.type, k) || moe_matmul) use[op.inputs[k]].first = true;
       else if (!(op.type == "embed" && k == 0)) use[op.inputs[k]].second = true;
     }
-  std::vector<const BoundWeight*> todo;
+  std::vector<std::pair<size_t, const BoundWeight*>> order;  // (first use, weight)
   for (const auto& [name, u] : use) {
     auto it = weights_.find(name);
     if (it == weights_.end() || !it->second.interleaved || !u.first || u.second) continue;
-    if (!InterleavedData(it->second)) todo.push_back(&it->second);
+    if (!InterleavedData(it->second)) order.emplace_back(first_use.at(name), &it->second);
   }
+  // One huge-page arena for all the copies, laid out in the order the graph reads
+  // them: decode streams it front to back once per token (util/huge_pages.h).
+  std::sort(order.begin(), order.end());
+  std::vector<const BoundWeight*> todo;
+  for (const auto& [first, w] : order) todo.push_back(w);
+  std::vector<size_t> offset(todo.size());
+  size_t total = 0;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    offset[i] = total;
+    total += (todo[i]->bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+  }
+  std::shared_ptr<uint8_t> arena = total ? AllocateHugePageBuffer(total) : nullptr;
+  if (total && !arena)
+    return absl::ResourceExhaustedError(StrCat("cannot map ", total, " bytes for the interleaved weight copies"));
   std::vector<absl::Status> status(todo.size());
   auto run = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const BoundWeight& w = *todo[static_cast<size_t>(i)];
       std::call_once(w.interleaved->once, [&] {
-        auto bytes = std::make_unique<uint8_t[]>(w.bytes);
+        std::shared_ptr<uint8_t> bytes(arena, arena.get() + offset[static_cast<size_t>(i)]);
         const int64_t cols = w.shape.back(), rows = static_cast<int64_t>(w.bytes / w.row_bytes);  // banks: all experts' rows
         status[static_cast<size_t>(i)] = kernels::RepackInterleaved(w.type, w.data, rows, cols, bytes.get());
         if (!status[static_cast<size_t>(i)].ok()) return;

@@ -24,7 +24,7 @@ namespace uaii::runtime {
 // every copy of the BoundWeight; `data` stays null until it is complete.
 struct InterleavedCopy {
   std::once_flag once;
-  std::unique_ptr<uint8_t[]> bytes;
+  std::shared_ptr<uint8_t> bytes;  // a piece of the WeightSet's huge-page arena
   std::atomic<const uint8_t*> data{nullptr};
 };
 
