@@ -2,7 +2,11 @@
 // tokens one at a time, on a Session; prints one JSON line. Token ids are synthetic
 // (the same ids llama.cpp gets in benchmarks/bench_vs_llamacpp.py), so the work is
 // exactly prefill + decode, with nothing from tokenization or sampling.
-//   uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T]
+//   uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T] [--probe CMD]
+// --probe runs CMD (a uaii_bench_membw command line) just before and just after the
+// decode and reports its read bandwidth both times: the memory bandwidth of the same
+// seconds as the decode, for its roofline (the machine's bandwidth drifts by a third
+// from minute to minute, so a probe taken elsewhere in the run says little).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +17,22 @@
 #include "generation/process_stats.h"
 #include "uaii/session.h"
 
+namespace {
+
+// Runs the probe command and returns the read_gb_per_s of its JSON line (0 on failure).
+double ProbeBandwidth(const std::string& cmd) {
+  double gbps = 0;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, p))
+      if (const char* k = std::strstr(line, "\"read_gb_per_s\":")) gbps = std::atof(k + 16);
+    ::pclose(p);
+  }
+  return gbps;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T]\n");
@@ -20,10 +40,12 @@ int main(int argc, char** argv) {
   }
   int64_t n_prompt = 512, n_gen = 128;
   int threads = 2;
+  std::string probe;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--prompt")) n_prompt = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--gen")) n_gen = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--probe")) probe = argv[i + 1];
   }
   auto model = uaii::Model::Load(argv[1]);
   if (!model.ok()) {
@@ -44,14 +66,18 @@ int main(int argc, char** argv) {
   auto logits = (*session)->Eval(prompt);
   auto t1 = Clock::now();
   if (!logits.ok()) return 1;
+  const double bw_before = probe.empty() ? 0 : ProbeBandwidth(probe);
+  auto t1_decode = Clock::now();
   for (int64_t i = 0; i < n_gen; ++i) {
     auto l = (*session)->Decode(static_cast<uaii::TokenId>(300 + i % 1000));
     if (!l.ok()) return 1;
   }
   auto t2 = Clock::now();
+  const double bw_after = probe.empty() ? 0 : ProbeBandwidth(probe);
   double prefill = std::chrono::duration<double>(t1 - t0).count();
-  double decode = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("{\"prefill_tokens_per_s\": %.3f, \"decode_tokens_per_s\": %.3f, \"peak_rss_bytes\": %lld}\n",
-              n_prompt / prefill, n_gen / decode, (long long)uaii::PeakRssBytes());
+  double decode = std::chrono::duration<double>(t2 - t1_decode).count();
+  std::printf("{\"prefill_tokens_per_s\": %.3f, \"decode_tokens_per_s\": %.3f, \"peak_rss_bytes\": %lld, "
+              "\"bandwidth_before_gb_s\": %.2f, \"bandwidth_after_gb_s\": %.2f}\n",
+              n_prompt / prefill, n_gen / decode, (long long)uaii::PeakRssBytes(), bw_before, bw_after);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "kernels/interleave.h"
 #include "kernels/matmul.h"
 #include "kernels/vec_dot.h"
+#include "util/huge_pages.h"
 
 using uaii::TensorType;
 
@@ -85,16 +86,16 @@ int main(int argc, char** argv) {
         const int64_t out = s[0], in = s[1];
         if (interleave && !uaii::kernels::HasInterleavedKernel(t)) continue;
         auto w = MakeWeights(t, out, in);
+        std::shared_ptr<uint8_t> packed;  // on huge pages, as the engine keeps them (runtime/weights.h)
         if (interleave) {
-          auto packed = w;
-          (void)uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data());
-          w = std::move(packed);
+          packed = uaii::AllocateHugePageBuffer(w.size());
+          (void)uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.get());
         }
         std::vector<float> x(in * batch, 0.5f), y(out * batch);
         for (int64_t i = 0; i < in * batch; ++i) x[i] = 0.001f * static_cast<float>(i % 97) - 0.05f;
         auto once = [&] {
           const auto st = interleave
-              ? uaii::kernels::MatMulInterleaved(t, w.data(), out, in, x.data(), batch, y.data(), &pool)
+              ? uaii::kernels::MatMulInterleaved(t, packed.get(), out, in, x.data(), batch, y.data(), &pool)
               : uaii::MatMul(t, w.data(), out, in, x.data(), batch, y.data(), &pool, impl);
           if (!st.ok()) std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
         };

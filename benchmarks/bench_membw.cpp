@@ -1,9 +1,9 @@
 // Memory read bandwidth, for the decode roofline: T threads each sum a disjoint part
-// of a 1 GiB buffer (AVX2 loads through the compiler's vectorizer), best of 5 passes.
+// of a 1 GiB buffer (AVX2 loads through the compiler's vectorizer), best of 5 passes (--passes).
 // The buffer is on transparent huge pages like the engine's resident weights
 // (util/huge_pages.h), so the roofline is the fastest reading the machine allows.
 // Prints one JSON line with GB/s (10^9 bytes).
-//   uaii_bench_membw [--threads T] [--mib N]
+//   uaii_bench_membw [--threads T] [--mib N] [--passes P]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,9 +17,11 @@
 int main(int argc, char** argv) {
   int threads = 2;
   size_t mib = 1024;
+  int passes = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--mib")) mib = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--passes")) passes = std::max(1, std::atoi(argv[i + 1]));
   }
   const size_t n = mib * (1u << 20) / sizeof(float);
   std::shared_ptr<uint8_t> mem = uaii::AllocateHugePageBuffer(n * sizeof(float));
@@ -28,7 +30,7 @@ int main(int argc, char** argv) {
   std::fill(buf, buf + n, 1.0f);
   std::vector<double> sums(threads);
   double best = 0;
-  for (int pass = 0; pass < 5; ++pass) {
+  for (int pass = 0; pass < passes; ++pass) {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {

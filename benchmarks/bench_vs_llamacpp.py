@@ -7,6 +7,12 @@ measured in the same run and the decode roofline (bandwidth / weight bytes read 
 token). llama.cpp is llama-cpp-python (requirements/oracle.txt); each engine runs in
 its own process, one after the other. Token ids are synthetic and identical for both.
 
+Two rooflines: the machine's (the best probe of the row's repeats, as before), and
+each decode's own (the probe run by the engine's process just before and just after
+its decode, averaged): this VM's memory bandwidth drifts by a third between minutes,
+so only a probe of the same seconds says what the decode could have had. Both
+engines get the same adjacent probes.
+
 usage: bench_vs_llamacpp.py [--build build] [--models-dir DIR] [--threads 1 2]
                             [--prompt 512] [--gen 128] [--repeat 3] [--only NAME ...] [--json OUT]
 Each engine runs --repeat times, interleaved with the other, and the best run of each
@@ -31,9 +37,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # (llama_batch_get_one), so nothing is copied per token beyond what llama.cpp does
 # itself (the high-level Llama.eval copies n_vocab logits into numpy every step).
 LLAMA_CPP_RUNNER = textwrap.dedent("""
-    import ctypes, json, sys, time
+    import ctypes, json, shlex, subprocess, sys, time
     import llama_cpp as L
     path, n_prompt, n_gen, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    probe = sys.argv[5] if len(sys.argv) > 5 else ""
+    def bandwidth():
+        if not probe:
+            return 0.0
+        out = subprocess.run(shlex.split(probe), capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])["read_gb_per_s"]
     quiet = L.llama_log_callback(lambda *a: None)  # kept alive: llama.cpp calls it later
     L.llama_log_set(quiet, ctypes.c_void_p(0))
     L.llama_backend_init()
@@ -55,10 +67,14 @@ LLAMA_CPP_RUNNER = textwrap.dedent("""
     for off in range(0, n_prompt, 512):
         decode(prompt[off:off + 512])
     t1 = time.perf_counter()
+    bw_before = bandwidth()
+    t1_decode = time.perf_counter()
     for i in range(n_gen):
         decode([300 + i % 1000])
     t2 = time.perf_counter()
-    print(json.dumps({"prefill_tokens_per_s": n_prompt / (t1 - t0), "decode_tokens_per_s": n_gen / (t2 - t1)}))
+    bw_after = bandwidth()
+    print(json.dumps({"prefill_tokens_per_s": n_prompt / (t1 - t0), "decode_tokens_per_s": n_gen / (t2 - t1_decode),
+                      "bandwidth_before_gb_s": bw_before, "bandwidth_after_gb_s": bw_after}))
 """)
 
 
@@ -104,7 +120,14 @@ def main():
         models = {k: v for k, v in models.items() if any(o in k for o in args.only)}
 
     def best(a, b):
-        return {k: max(a[k], b[k]) if k.endswith("_per_s") else a[k] for k in a} if a else b
+        return {k: max(a[k], b[k]) if k.endswith(("_per_s", "_fraction")) else a[k] for k in a} if a else b
+
+    def with_adjacent_roofline(run, per_token):
+        """The decode's fraction of the roofline of its own seconds (mean of the probes
+        just before and after it)."""
+        bw = (run["bandwidth_before_gb_s"] + run["bandwidth_after_gb_s"]) / 2
+        run["adjacent_roofline_fraction"] = run["decode_tokens_per_s"] / (bw * 1e9 / per_token) if bw > 0 else 0.0
+        return run
 
     rows = []
     for threads in args.threads:
@@ -115,13 +138,19 @@ def main():
             ours = ref = None
             bw = 0.0
             loads = []
+            runs = []
+            membw = str(build / "benchmarks" / "uaii_bench_membw")
+            probe = f"{membw} --threads {threads} --mib 512 --passes 3"
+            per_token = weight_bytes_per_token(path)
             for _ in range(args.repeat):
                 loads.append(os.getloadavg()[0])
-                bw = max(bw, run_json([str(build / "benchmarks" / "uaii_bench_membw"), "--threads", str(threads)])["read_gb_per_s"])
-                ours = best(ours, run_json([str(build / "benchmarks" / "uaii_bench_generate"), path, "--prompt", str(args.prompt),
-                                            "--gen", str(args.gen), "--threads", str(threads)]))
-                ref = best(ref, run_json([sys.executable, "-c", LLAMA_CPP_RUNNER, path, str(args.prompt), str(args.gen), str(threads)]))
-            per_token = weight_bytes_per_token(path)
+                bw = max(bw, run_json([membw, "--threads", str(threads)])["read_gb_per_s"])
+                mine = with_adjacent_roofline(run_json([str(build / "benchmarks" / "uaii_bench_generate"), path, "--prompt", str(args.prompt),
+                                                        "--gen", str(args.gen), "--threads", str(threads), "--probe", probe]), per_token)
+                theirs = with_adjacent_roofline(run_json([sys.executable, "-c", LLAMA_CPP_RUNNER, path, str(args.prompt), str(args.gen),
+                                                          str(threads), probe]), per_token)
+                runs.append({"uaii": mine, "llama_cpp": theirs})
+                ours, ref = best(ours, mine), best(ref, theirs)
             roofline = bw * 1e9 / per_token
             row = {
                 "model": name, "threads": threads, "repeat": args.repeat, "load_avg_1min": loads,
@@ -131,12 +160,15 @@ def main():
                 "prefill_ratio": ours["prefill_tokens_per_s"] / ref["prefill_tokens_per_s"],
                 "decode_ratio": ours["decode_tokens_per_s"] / ref["decode_tokens_per_s"],
                 "decode_roofline_fraction": ours["decode_tokens_per_s"] / roofline,
+                "runs": runs,
             }
             rows.append(row)
             print(f"{name:28s} t={threads}  prefill {ours['prefill_tokens_per_s']:7.1f} vs {ref['prefill_tokens_per_s']:7.1f} "
                   f"({row['prefill_ratio']:.2f}x)  decode {ours['decode_tokens_per_s']:6.1f} vs "
                   f"{ref['decode_tokens_per_s']:6.1f} ({row['decode_ratio']:.2f}x)  roofline {roofline:6.1f} "
-                  f"({row['decode_roofline_fraction']:.0%})  bw {bw:.1f} GB/s  load {max(loads):.1f}", flush=True)
+                  f"({row['decode_roofline_fraction']:.0%})  bw {bw:.1f} GB/s  adjacent roofline: uaii "
+                  f"{ours['adjacent_roofline_fraction']:.0%} llama.cpp {ref['adjacent_roofline_fraction']:.0%}  "
+                  f"load {max(loads):.1f}", flush=True)
     result = {"llama_cpp_python": llama_cpp.__version__, "prompt": args.prompt, "gen": args.gen, "rows": rows}
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(result, indent=2))
