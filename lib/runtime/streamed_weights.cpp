@@ -47,6 +47,7 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
                                                                          const storage::PlanInputs& inputs,
                                                                          const storage::StoragePlan& plan) {
   auto sw = std::unique_ptr<StreamedWeights>(new StreamedWeights());
+  std::vector<std::vector<unsigned char>> cached_before;  // per file index
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < inputs.tensors.size(); ++i) index[inputs.tensors[i].name] = i;
   for (size_t i = 0; i < inputs.tensors.size(); ++i) {
@@ -75,6 +76,8 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
     auto f = sw->files_.Open(w->file);
     if (!f.ok()) return f.status();
     e.file = *f;
+    // What the page cache held before this session read anything of the file.
+    if (static_cast<size_t>(*f) >= cached_before.size()) cached_before.push_back(sw->files_.PageCacheResidency(*f));
     if (e.pinned) {
       e.bytes = storage::AlignedBytes::Allocate(w->bytes);
       if (auto st = sw->files_.Read(e.file, w->offset, w->bytes, e.bytes.data.get()); !st.ok())
@@ -88,6 +91,17 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
       }
     }
     sw->entries_.emplace(w, std::move(e));
+  }
+  // The pinned reads' readahead ran into the streamed tensors around them (tens of
+  // MiB after a large pinned tensor): dropped again, so a cold run reads every
+  // streamed byte from the device, and never a page that was cached before.
+  for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+    const BoundWeight* w = weights.Find(inputs.tensors[i].name);
+    auto it = w ? sw->entries_.find(w) : sw->entries_.end();
+    if (it == sw->entries_.end() || it->second.pinned || w->file.empty()) continue;
+    const int file = it->second.file;
+    if (static_cast<size_t>(file) < cached_before.size())
+      sw->files_.DropReadahead(file, cached_before[file], w->offset, w->bytes);
   }
   // The staging sequence: streamed matmul weights in execution order, slice by slice.
   auto order = ir::Validate(g);

@@ -68,6 +68,7 @@ FileSet::~FileSet() {
   ring_.reset();
   for (auto& f : files_) {
     if (f->fd >= 0) ::close(f->fd);
+    if (f->random_fd >= 0) ::close(f->random_fd);
     if (f->direct_fd >= 0) ::close(f->direct_fd);
     if (f->map) ::munmap(f->map, f->size);
   }
@@ -93,6 +94,16 @@ absl::StatusOr<int> FileSet::Open(const std::string& path) {
   // Filesystems without direct I/O (some network and FUSE filesystems, old tmpfs)
   // refuse the flag here with EINVAL; those files are read through the page cache.
   if (options_.direct) f->direct_fd = do_open(O_RDONLY | O_CLOEXEC | O_DIRECT);
+  // Streamed with direct I/O: the small buffered reads between streamed tensors (and
+  // the page-cache copies) read exactly their pages (file_set.h, Read). A file read
+  // buffered throughout keeps readahead everywhere: it needs it.
+  if (f->direct_fd >= 0) {
+    f->random_fd = do_open(O_RDONLY | O_CLOEXEC);
+    if (f->random_fd >= 0 && ::posix_fadvise(f->random_fd, 0, 0, POSIX_FADV_RANDOM) != 0) {
+      ::close(f->random_fd);
+      f->random_fd = -1;
+    }
+  }
   // A read-only shared mapping only for mincore (page-cache residency); never read.
   if (options_.use_page_cache && f->direct_fd >= 0 && f->size > 0) {
     void* m = ::mmap(nullptr, f->size, PROT_READ, MAP_SHARED, f->fd, 0);
@@ -108,6 +119,41 @@ bool FileSet::direct(int file) const {
 }
 
 bool FileSet::uring() const { return ring_ != nullptr; }
+
+std::vector<unsigned char> FileSet::PageCacheResidency(int file) const {
+  const File& f = *files_[file];
+  if (!f.map) return {};
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> v((f.size + page - 1) / page);
+  if (::mincore(f.map, f.size, v.data()) != 0) return {};
+  return v;
+}
+
+uint64_t FileSet::DropReadahead(int file, const std::vector<unsigned char>& before, uint64_t offset,
+                                uint64_t bytes) const {
+  const File& f = *files_[file];
+  if (before.empty() || !f.map || offset >= f.size) return 0;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t p0 = offset / page, p1 = std::min<uint64_t>((std::min(f.size, offset + bytes) + page - 1) / page,
+                                                             before.size());
+  if (p0 >= p1) return 0;
+  std::vector<unsigned char> now(p1 - p0);
+  if (::mincore(static_cast<uint8_t*>(f.map) + p0 * page, (p1 - p0) * page, now.data()) != 0) return 0;
+  uint64_t dropped = 0;
+  // Runs of pages cached now and not before, each dropped with one fadvise.
+  for (uint64_t k = p0; k < p1;) {
+    if (!(now[k - p0] & 1) || (before[k] & 1)) {
+      ++k;
+      continue;
+    }
+    uint64_t e = k;
+    while (e < p1 && (now[e - p0] & 1) && !(before[e] & 1)) ++e;
+    if (::posix_fadvise(f.fd, static_cast<off_t>(k * page), static_cast<off_t>((e - k) * page), POSIX_FADV_DONTNEED) == 0)
+      dropped += (e - k) * page;
+    k = e;
+  }
+  return dropped;
+}
 
 FileIoCounters FileSet::counters() const {
   std::lock_guard<std::mutex> l(mu_);
@@ -148,7 +194,8 @@ absl::Status FileSet::ReadFully(const File& f, int fd, uint64_t offset, uint64_t
 absl::Status FileSet::Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
   const File& f = *files_[file];
   if (auto st = CheckRange(f, offset, bytes); !st.ok()) return st;
-  auto st = ReadFully(f, f.fd, offset, bytes, dst);
+  const int fd = bytes < kSequentialReadBytes && f.random_fd >= 0 ? f.random_fd : f.fd;
+  auto st = ReadFully(f, fd, offset, bytes, dst);
   std::lock_guard<std::mutex> l(mu_);
   counters_.buffered_bytes += bytes;
   return st;
@@ -198,7 +245,10 @@ absl::StatusOr<const uint8_t*> FileSet::ReadStaged(int file, uint64_t offset, ui
       while (k < mincore_vec_.size() && (mincore_vec_[k] & 1)) ++k;
       const uint64_t cached_end = std::min(end, p0 + k * page);
       if (cached_end > offset) {
-        if (auto st = ReadFully(f, f.fd, offset, cached_end - offset, out); !st.ok()) return finish(st);
+        // Without readahead: these pages are cached, the ones after them are not (and
+        // are about to be read with direct I/O).
+        if (auto st = ReadFully(f, f.random_fd >= 0 ? f.random_fd : f.fd, offset, cached_end - offset, out); !st.ok())
+          return finish(st);
         pos = cached_end;
         io.cached_bytes += cached_end - offset;
       }

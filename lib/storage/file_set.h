@@ -2,6 +2,14 @@
 //
 // Two read paths:
 //   Read        exact buffered pread into any memory (pinned tensors, embedding rows).
+//               When the file streams with direct I/O, reads under kSequentialReadBytes
+//               (norms, biases, embedding rows) and ReadStaged's page-cache copies go
+//               through a second descriptor with POSIX_FADV_RANDOM: without it every
+//               such read starts the kernel's readahead (up to read_ahead_kb, 8 MiB on
+//               the dev VM's disk) into the streamed tensors around it, and the page-cache
+//               copies of those pages start more, so a cold run ended with ~90 MiB of
+//               streamed bytes cached and copied instead of read. Larger reads keep
+//               readahead: measured, a 64 MiB pread without it ran at 1.2 GB/s against 2.0.
 //   ReadStaged  a large range into an aligned staging buffer, the streaming path:
 //               1. bytes already in the page cache are copied from it (mincore() on
 //                  an untouched mapping tells which; warm runs stay warm);
@@ -38,6 +46,9 @@ constexpr uint64_t kDirectIoAlign = 4096;
 // A staging buffer needs this much beyond its chunk to read it with direct I/O: the
 // range is widened down to an aligned start and up to an aligned end.
 constexpr uint64_t kDirectIoSlack = 2 * kDirectIoAlign;
+// Read() of at least this many bytes keeps the kernel's readahead (a pinned matrix);
+// smaller ones read exactly their pages when the file streams with direct I/O.
+constexpr uint64_t kSequentialReadBytes = uint64_t{4} << 20;
 
 // Owned, kDirectIoAlign-aligned bytes (usable as a direct I/O destination).
 struct AlignedBytes {
@@ -86,6 +97,17 @@ class FileSet {
   absl::StatusOr<const uint8_t*> ReadStaged(int file, uint64_t offset, uint64_t bytes, uint8_t* buf,
                                             uint64_t capacity) const;
 
+  // Which pages of `file` the page cache holds now (bit 0 of one byte per page); empty
+  // when that cannot be told (no mapping: buffered-only files, mincore refused).
+  std::vector<unsigned char> PageCacheResidency(int file) const;
+  // Drops from the page cache the pages of [offset, offset + bytes) that it holds now
+  // and did not hold in `before` (PageCacheResidency taken earlier): what this
+  // process's own buffered reads pulled in around them (the readahead of a pinned
+  // tensor's read runs tens of MiB into the streamed tensors after it), never a page
+  // that was cached before. A cold run then reads every streamed byte from the device
+  // (measured in file_set_test and docs/storage.md). Returns the bytes dropped.
+  uint64_t DropReadahead(int file, const std::vector<unsigned char>& before, uint64_t offset, uint64_t bytes) const;
+
   const std::string& path(int file) const { return files_[file]->path; }
   uint64_t size(int file) const { return files_[file]->size; }
   // True while ReadStaged may use direct I/O on this file (false after a refusal).
@@ -96,7 +118,8 @@ class FileSet {
  private:
   struct File {
     std::string path;
-    int fd = -1;         // buffered
+    int fd = -1;         // buffered, with readahead
+    int random_fd = -1;  // buffered, POSIX_FADV_RANDOM (no readahead); -1: use fd
     int direct_fd = -1;  // O_DIRECT, -1 when refused or disabled
     uint64_t size = 0;
     void* map = nullptr; // PROT_READ mapping for mincore(), never read; null: no page-cache probe

@@ -35,12 +35,18 @@ void StagingPipeline::Worker() {
     const int64_t c = request_;
     Slot& s = slots_[request_slot_];
     request_ = -1;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (last_read_done_.time_since_epoch().count() != 0 && request_at_ > last_read_done_) {
+      stats_.idle_engine_seconds += std::chrono::duration<double>(request_at_ - last_read_done_).count();
+      stats_.idle_handoff_seconds += std::chrono::duration<double>(t0 - request_at_).count();
+    }
     l.unlock();
     const Chunk& ch = sequence_[c];
-    const auto t0 = std::chrono::steady_clock::now();
     auto r = files_->ReadStaged(ch.file, ch.offset, ch.bytes, s.buf.data.get(), s.buf.size);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t1 = std::chrono::steady_clock::now();
+    const double dt = std::chrono::duration<double>(t1 - t0).count();
     l.lock();
+    last_read_done_ = t1;
     s.status = r.status();
     s.data = r.ok() ? *r : nullptr;
     s.chunk = c;
@@ -115,6 +121,7 @@ absl::StatusOr<const uint8_t*> StagingPipeline::Acquire(size_t i) {
       slots_[next_slot].chunk = -1;
       request_ = next;
       request_slot_ = next_slot;
+      request_at_ = Clock::now();
       cv_.notify_all();
     }
   }

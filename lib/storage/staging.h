@@ -9,6 +9,7 @@
 // I/O with several reads in flight; storage/file_set.h), never the mapping, so the
 // process's resident memory is the buffers, not the file.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -34,6 +35,12 @@ struct StagingStats {
   double io_wait_seconds = 0;   // time the engine waited for bytes
   uint64_t hits = 0;            // chunks already staged when asked for
   uint64_t misses = 0;          // chunks read synchronously
+  // Where the device sat idle between two prefetches (the worker had finished a chunk
+  // and was not yet reading the next): waiting for the engine to release the other
+  // buffer (it was still computing: the pass was compute-bound at that moment), and
+  // from the engine's request to the worker's read (thread hand-over).
+  double idle_engine_seconds = 0;
+  double idle_handoff_seconds = 0;
 };
 
 class StagingPipeline {
@@ -72,6 +79,8 @@ class StagingPipeline {
   int64_t request_ = -1;        // chunk the worker should load
   int request_slot_ = -1;
   bool stop_ = false;
+  std::chrono::steady_clock::time_point last_read_done_{};  // worker: end of its last read
+  std::chrono::steady_clock::time_point request_at_{};      // engine: when request_ was posted
   mutable std::mutex mu_;
   std::condition_variable cv_;
   StagingStats stats_;

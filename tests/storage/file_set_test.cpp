@@ -234,3 +234,63 @@ TEST_CASE("file set: bytes in the page cache are copied from it", "[storage][io]
   CHECK(files.counters().cached_bytes > 0);
   std::remove(path.c_str());
 }
+
+// Pages of [offset, offset + bytes) the page cache holds, from a residency vector.
+uint64_t CachedIn(const std::vector<unsigned char>& v, uint64_t offset, uint64_t bytes) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t n = 0;
+  for (uint64_t p = offset / page; p < (offset + bytes + page - 1) / page && p < v.size(); ++p) n += v[p] & 1;
+  return n * page;
+}
+
+TEST_CASE("file set: small reads read no ahead; DropReadahead drops only what this process pulled in",
+          "[storage][io]") {
+  constexpr uint64_t MiB = 1 << 20;
+  const auto data = Pattern(16 * MiB);
+  const std::string path = WriteFile("file_set_readahead.bin", data);
+  DropCache(path);
+  FileSet files;
+  auto fi = files.Open(path);
+  REQUIRE(fi.ok());
+  if (!files.direct(*fi) || files.PageCacheResidency(*fi).empty()) {
+    std::remove(path.c_str());
+    WARN("skipped: no direct I/O or no page-cache residency on this filesystem");
+    return;
+  }
+  // Someone else's cached pages, inside what will be dropped: they must stay.
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    std::vector<uint8_t> page(64 << 10);
+    REQUIRE(::pread(fd, page.data(), page.size(), 10 * MiB) == static_cast<ssize_t>(page.size()));
+    ::close(fd);
+  }
+  // A small read (a norm right after a pinned matrix) caches its own pages only: with
+  // readahead the kernel, seeing the cached pages before it as a sequential stream,
+  // pulls in hundreds of KiB after it.
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    std::vector<uint8_t> pinned(1 * MiB);
+    REQUIRE(::pread(fd, pinned.data(), pinned.size(), 1 * MiB) == static_cast<ssize_t>(pinned.size()));
+    ::close(fd);
+  }
+  std::vector<uint8_t> small(16 << 10);
+  REQUIRE(files.Read(*fi, 2 * MiB + 100, small.size(), small.data()).ok());
+  CHECK(std::equal(small.begin(), small.end(), data.begin() + 2 * MiB + 100));
+  auto now = files.PageCacheResidency(*fi);
+  CHECK(CachedIn(now, 2 * MiB + 32 * 1024, 2 * MiB) == 0);
+  // A large read (a pinned matrix) keeps readahead, which may run past its end.
+  const auto before = files.PageCacheResidency(*fi);
+  std::vector<uint8_t> big(6 * MiB);
+  REQUIRE(files.Read(*fi, 0, big.size(), big.data()).ok());
+  CHECK(std::equal(big.begin(), big.end(), data.begin()));
+  ::usleep(200000);  // readahead still in flight is not dropped (its pages are locked)
+  files.DropReadahead(*fi, before, 6 * MiB, 10 * MiB);
+  now = files.PageCacheResidency(*fi);
+  CHECK(CachedIn(now, 6 * MiB, 4 * MiB) == 0);
+  CHECK(CachedIn(now, 10 * MiB, 64 << 10) == (64 << 10));  // cached before: kept
+  CHECK(CachedIn(now, 10 * MiB + (64 << 10), 6 * MiB - (64 << 10)) == 0);
+  CHECK(CachedIn(now, 4096, 6 * MiB - 8192) == 6 * MiB - 8192);  // the read's own pages: not in the range
+  std::remove(path.c_str());
+}
