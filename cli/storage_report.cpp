@@ -346,8 +346,6 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
   w.Key("read_seconds").Double(s.read_seconds);
   w.Key("direct_bytes").Uint(s.direct_bytes);
   w.Key("cached_bytes").Uint(s.cached_bytes);
-  w.Key("read_idle_compute_seconds").Double(s.read_idle_compute_seconds);
-  w.Key("read_idle_handoff_seconds").Double(s.read_idle_handoff_seconds);
   if (s.expert_cache_bytes > 0) {  // the expert LRU of a MoE model under a budget (docs/moe.md)
     const uint64_t lookups = s.expert_hits + s.expert_misses;
     w.Key("expert_cache").BeginObject();

@@ -49,10 +49,6 @@ struct StorageStats {
   double read_seconds = 0;          // time the staging reads took (prefetches and misses)
   uint64_t direct_bytes = 0;        // staged bytes read from the device (O_DIRECT): a cold run
   uint64_t cached_bytes = 0;        // staged bytes copied from the page cache: a warm run
-  // The device idle between prefetches: the engine still computing on the other
-  // staging buffer (compute-bound moments), and the hand-over from its request to the read.
-  double read_idle_compute_seconds = 0;
-  double read_idle_handoff_seconds = 0;
   // The expert LRU of a mixture-of-experts model under a budget (docs/moe.md).
   uint64_t expert_cache_bytes = 0;  // capacity (0: no expert LRU)
   uint64_t expert_hits = 0, expert_misses = 0;  // expert slices found / read

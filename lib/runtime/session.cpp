@@ -79,8 +79,6 @@ StorageStats Session::storage_stats() const {
     st.staging_hits = io.hits;
     st.staging_misses = io.misses;
     st.read_seconds = io.read_seconds;
-    st.read_idle_compute_seconds = io.idle_engine_seconds;
-    st.read_idle_handoff_seconds = io.idle_handoff_seconds;
     const auto files = s.storage->file_counters();
     st.direct_bytes = files.direct_bytes;
     st.cached_bytes = files.cached_bytes;

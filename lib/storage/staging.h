@@ -35,12 +35,13 @@ struct StagingStats {
   double io_wait_seconds = 0;   // time the engine waited for bytes
   uint64_t hits = 0;            // chunks already staged when asked for
   uint64_t misses = 0;          // chunks read synchronously
-  // Where the device sat idle between two prefetches (the worker had finished a chunk
-  // and was not yet reading the next): waiting for the engine to release the other
-  // buffer (it was still computing: the pass was compute-bound at that moment), and
-  // from the engine's request to the worker's read (thread hand-over).
-  double idle_engine_seconds = 0;
-  double idle_handoff_seconds = 0;
+  // Prefetches the engine started itself (direct reads submitted from the computing
+  // thread, FileSet::BeginStaged) and those handed to the worker thread (page-cache
+  // copies, fallbacks), and the worker's hand-over time: from the engine's request to
+  // the worker starting the read (the device idle meanwhile when the chunk was cold).
+  uint64_t engine_reads = 0;
+  uint64_t worker_reads = 0;
+  double handoff_seconds = 0;
 };
 
 class StagingPipeline {
@@ -69,8 +70,14 @@ class StagingPipeline {
     int64_t chunk = -1;   // chunk held (valid when !loading)
     bool loading = false;
     absl::Status status;
+    // A direct read the engine started itself (FileSet::BeginStaged) of chunk
+    // `async_chunk`: waited for by the engine, never by the worker.
+    StagedRead async;
+    int64_t async_chunk = -1;
   };
   void Worker();
+  // Waits for slot k's asynchronous read (engine thread, mu_ not held) and records it.
+  void FinishAsync(size_t k, std::unique_lock<std::mutex>& l);
 
   const FileSet* files_;
   std::vector<Chunk> sequence_;
@@ -79,7 +86,7 @@ class StagingPipeline {
   int64_t request_ = -1;        // chunk the worker should load
   int request_slot_ = -1;
   bool stop_ = false;
-  std::chrono::steady_clock::time_point last_read_done_{};  // worker: end of its last read
+  bool engine_reads_ = true;  // BeginStaged for cold chunks; UAII_STAGING_ASYNC=0: the worker reads all (A/B)
   std::chrono::steady_clock::time_point request_at_{};      // engine: when request_ was posted
   mutable std::mutex mu_;
   std::condition_variable cv_;

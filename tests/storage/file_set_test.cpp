@@ -294,3 +294,51 @@ TEST_CASE("file set: small reads read no ahead; DropReadahead drops only what th
   CHECK(CachedIn(now, 4096, 6 * MiB - 8192) == 6 * MiB - 8192);  // the read's own pages: not in the range
   std::remove(path.c_str());
 }
+
+TEST_CASE("file set: asynchronous staged reads, several in flight, return the file's bytes", "[storage][io]") {
+  const auto data = Pattern(3 << 20);
+  const std::string path = WriteFile("file_set_async.bin", data);
+  DropCache(path);
+  FileSetOptions o;
+  o.piece_bytes = 64 << 10;  // several pieces per chunk, more pieces than fit the ring at once
+  FileSet files(o);
+  auto fi = files.Open(path);
+  REQUIRE(fi.ok());
+  std::vector<AlignedBytes> bufs;
+  std::vector<StagedRead> reads(4);
+  for (int k = 0; k < 4; ++k) bufs.push_back(AlignedBytes::Allocate((700 << 10) + kDirectIoSlack));
+  std::mt19937_64 rng(7);
+  int started = 0;
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t bytes = 1 + rng() % (700 << 10);
+      ranges.push_back({rng() % (data.size() - bytes), bytes});
+      if (files.BeginStaged(*fi, ranges[k].first, bytes, bufs[k].data.get(), bufs[k].size, &reads[k])) ++started;
+      else ranges[k].second = 0;
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (ranges[k].second == 0) continue;
+      auto r = files.WaitStaged(&reads[k]);
+      REQUIRE(r.ok());
+      CHECK(*r == bufs[k].data.get() + ranges[k].first % kDirectIoAlign);
+      CHECK(std::equal(*r, *r + ranges[k].second, data.begin() + ranges[k].first));
+    }
+  }
+  if (files.direct(*fi) && files.uring()) {
+    CHECK(started > 0);
+    CHECK(files.counters().direct_bytes > 0);
+    CHECK(files.counters().cached_bytes == 0);
+  } else {
+    CHECK(started == 0);  // nothing to do asynchronously: ReadStaged's fallbacks apply
+  }
+  // A chunk with a page in the page cache is not started: ReadStaged copies it.
+  std::vector<uint8_t> one(4096);
+  REQUIRE(files.Read(*fi, 1 << 20, one.size(), one.data()).ok());
+  StagedRead r;
+  CHECK(!files.BeginStaged(*fi, (1 << 20) - 100, 8192, bufs[0].data.get(), bufs[0].size, &r));
+  CHECK(!r.active);
+  // Nor a buffer without alignment room.
+  CHECK(!files.BeginStaged(*fi, 100, 700 << 10, bufs[0].data.get(), 700 << 10, &r));
+  std::remove(path.c_str());
+}
