@@ -20,10 +20,15 @@ unbudgeted, cold and warm, next to
     python3 benchmarks/bench_storage.py --build BUILD [--model F.gguf] [--tokens 5] [--out r.json]
     python3 benchmarks/bench_storage.py --build BUILD --layers 4 --budgets 0.25,none --no-llamacpp  # a quick check
 
---calibrate-first GIB runs, before the sweep and outside its table, a cold and a warm
-run under GIB (choose a budget that is not one of the table's) and an unbudgeted warm
-run: an explicit one-time calibration, so that even the table's first rows are
-predicted from observed figures. The table then says so.
+--calibrate-first GIB runs, before the sweep and outside its table, --calibrate-cold-runs
+(default 3) cold runs and a warm run under GIB (choose a budget that is not one of the
+table's) and an unbudgeted warm run: an explicit one-time calibration, so that even the
+table's first rows are predicted from observed figures (each figure is the median of
+its recent runs, and their spread gives the prediction's range). The table then says so.
+
+Also per run: the device's busy fraction (io_ticks of /proc/diskstats over the process's
+wall time, load included) and the % of a roofline from the mean of the disk figures
+around the run (beside the usual one, from the better of them).
 
 Cold = the file dropped from the page cache (POSIX_FADV_DONTNEED) before the run;
 streamed reads then come from the device for the whole run (direct I/O does not fill
@@ -77,13 +82,31 @@ def disk_bandwidth(bench_read, path):
     return {"direct_tail_bytes_per_s": d, "buffered_head_bytes_per_s": b, "bytes_per_s": max(d, b)}
 
 
+def device_counters(path):
+    """(sectors read, ms the device had I/O in flight) of the block device holding
+    `path`, from /proc/diskstats (None when it is not listed there)."""
+    st = os.stat(path)
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    try:
+        with open("/proc/diskstats") as f:
+            for line in f:
+                c = line.split()
+                if int(c[0]) == major and int(c[1]) == minor:
+                    return int(c[5]), int(c[12])
+    except OSError:
+        pass
+    return None
+
+
 def run_uaii(exe, model, flags, tokens, env):
     args = [str(exe), "generate", "--model", str(model), "-p", "hello world", "--max-tokens", str(tokens),
             "--max-context", "256", "--json", *flags]
+    dev0, t0 = device_counters(model), time.perf_counter()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out = p.stdout.read()
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
+    dev1, wall = device_counters(model), time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(err.decode())
     doc = json.loads(out)
@@ -103,6 +126,11 @@ def run_uaii(exe, model, flags, tokens, env):
         "staging_misses": mem.get("staging_misses", 0),
         "peak_rss_bytes": ru.ru_maxrss * 1024,
         "tokens": doc["tokens"],
+        "process_seconds": wall,
+        # The whole process (load and prefill included), from the device's own counters
+        # (other processes' I/O on it included): how busy the engine kept the device.
+        "device_read_bytes": (dev1[0] - dev0[0]) * 512 if dev0 and dev1 else None,
+        "device_busy_fraction": (dev1[1] - dev0[1]) / 1000 / wall if dev0 and dev1 and wall > 0 else None,
     }
 
 
@@ -130,11 +158,13 @@ def budget_flags(gib, threads):
     return (["--ram-gb", str(gib)] if gib else ["--preset", "none"]) + ["--threads", str(threads)]
 
 
-def calibration_runs(exe, model, gib, tokens, threads, env):
-    """The explicit one-time calibration (--calibrate-first): cold and warm under `gib`,
-    then unbudgeted warm; each run folds what it got into $UAII_HOME's calibration."""
+def calibration_runs(exe, model, gib, tokens, threads, env, cold_runs=3):
+    """The explicit one-time calibration (--calibrate-first): `cold_runs` cold runs and a
+    warm one under `gib`, then unbudgeted warm; each run folds what it got into
+    $UAII_HOME's calibration (several cold runs: the disk figure is the median of the
+    recent ones, their spread the prediction's range)."""
     out = []
-    for g, temp in ((gib, "cold"), (gib, "warm"), (None, "warm")):
+    for g, temp in [(gib, "cold")] * cold_runs + [(gib, "warm"), (None, "warm")]:
         flags = budget_flags(g, threads)
         dry_run(exe, model, flags, env)  # measures the probes first, as a user's first dry run would
         if temp == "cold":
@@ -163,28 +193,31 @@ def disk_cell(r):
 
 def table(res):
     rows = ["| budget | cache | decode tok/s | read GiB/token (planned) | disk GB/s before / after | roofline tok/s "
-            "| % of roofline | predicted tok/s | error % | prediction source | probes alone tok/s (error %) "
-            "| predicted, same-run disk | error % | I/O wait s | decode I/O wait s/token (predicted) "
-            "| peak RSS MiB |", "|" + "---|" * 16]
+            "| % of roofline | % of mean-disk roofline | predicted tok/s (range) | error % | prediction source "
+            "| probes alone tok/s (error %) | predicted, same-run disk | error % | I/O wait s "
+            "| decode I/O wait s/token (predicted) | device busy % | peak RSS MiB |", "|" + "---|" * 18]
     for r in res["runs"]:
         b = f"{r['budget_gib']} GiB" if r["budget_gib"] else "none"
         f = lambda v, d=2: "—" if v is None else f"{v:.{d}f}"
         rows.append(f"| {b} | {r['cache']} | {f(r['decode_tokens_per_s'])} | {f(r['bytes_read_per_token'] / GiB)} "
                     f"({f(r['planned_bytes_per_token'] / GiB)}) | {disk_cell(r)} | "
                     f"{f(r.get('roofline_tokens_per_s'))} | {f(r.get('percent_of_roofline'), 0)} | "
-                    f"{f(r['predicted_decode_tokens_per_s'])} | {f(r['prediction_error_percent'], 0)} | "
+                    f"{f(r.get('percent_of_mean_roofline'), 0)} | "
+                    f"{f(r['predicted_decode_tokens_per_s'])} ({f(r.get('predicted_low_tokens_per_s'))}-"
+                    f"{f(r.get('predicted_high_tokens_per_s'))}) | {f(r['prediction_error_percent'], 0)} | "
                     f"{r.get('prediction_source', '—')} | {f(r.get('predicted_probe_tokens_per_s'))} "
                     f"({f(r.get('prediction_probe_error_percent'), 0)}) | "
                     f"{f(r.get('predicted_same_run_disk_tokens_per_s'))} | "
                     f"{f(r.get('prediction_same_run_disk_error_percent'), 0)} | {f(r['io_wait_seconds'], 1)} | "
                     f"{f(r.get('decode_io_wait_seconds_per_token'))} "
                     f"({f(r.get('predicted_io_wait_seconds_per_token'))}) | "
+                    f"{f(None if r.get('device_busy_fraction') is None else 100 * r['device_busy_fraction'], 0)} | "
                     f"{r['peak_rss_bytes'] / (1 << 20):.0f} |")
     for r in res.get("llamacpp", []):
         if "skipped" in r:
             continue
         rows.append(f"| llama.cpp mmap | {r['cache']} | {r['decode_tokens_per_s']:.2f} (load {r['load_seconds']:.1f} s) "
-                    f"| — | — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+                    f"| — | — | — | — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
     cal = res.get("calibration_runs")
     if cal:
         runs = ", ".join(f"{c['budget_gib'] or 'none'}{' GiB' if c['budget_gib'] else ''} {c['cache']} "
@@ -211,6 +244,8 @@ def main():
     ap.add_argument("--no-llamacpp", action="store_true")
     ap.add_argument("--calibrate-first", type=float, metavar="GIB",
                     help="before the sweep: cold and warm runs under GIB and an unbudgeted warm run (calibration)")
+    ap.add_argument("--calibrate-cold-runs", type=int, default=3,
+                    help="cold runs of --calibrate-first (the disk figure is the median of the recent runs)")
     a = ap.parse_args()
     exe = a.uaii or a.build / "uaii"
     bench_read = a.build / "benchmarks" / "uaii_bench_read"
@@ -229,7 +264,8 @@ def main():
                "disk_start": disk_bandwidth(bench_read, model), "runs": []}
         print(json.dumps({"disk_start": res["disk_start"]}), flush=True)
         if a.calibrate_first:
-            res["calibration_runs"] = calibration_runs(exe, model, a.calibrate_first, a.tokens, a.threads, env)
+            res["calibration_runs"] = calibration_runs(exe, model, a.calibrate_first, a.tokens, a.threads, env,
+                                                       a.calibrate_cold_runs)
         for g in a.budgets.split(","):
             gib = None if g.strip() in ("none", "0", "") else float(g)
             if gib is not None and gib == int(gib):
@@ -259,10 +295,13 @@ def main():
                 elif disk:
                     disk["bytes_per_s"] = disk["mean_bytes_per_s"] = disk["before"]["bytes_per_s"]
                 pred = plan["prediction"][f"decode_tokens_per_s_{temp}"]
+                rng = plan["prediction"].get("range", {})
                 probe = plan["prediction"]["probe"][f"decode_tokens_per_s_{temp}"]
                 passes = max(1, len(r["tokens"]))
                 r.update(budget_gib=gib, cache=temp, planned_bytes_per_token=per_token,
                          predicted_decode_tokens_per_s=pred,
+                         predicted_low_tokens_per_s=rng.get(f"decode_tokens_per_s_{temp}_low"),
+                         predicted_high_tokens_per_s=rng.get(f"decode_tokens_per_s_{temp}_high"),
                          prediction_error_percent=pct(pred - r["decode_tokens_per_s"], r["decode_tokens_per_s"]),
                          prediction_source=plan["prediction"].get(f"source_{temp}"),
                          predicted_probe_tokens_per_s=probe,
@@ -279,6 +318,10 @@ def main():
                         roof = disk["bytes_per_s"] / per_token
                         r["roofline_tokens_per_s"] = roof
                         r["percent_of_roofline"] = pct(r["decode_tokens_per_s"], roof)
+                        # Against the mean of the figures around the run (what the disk
+                        # gave on average in that minute, not its best moment).
+                        r["mean_roofline_tokens_per_s"] = disk["mean_bytes_per_s"] / per_token
+                        r["percent_of_mean_roofline"] = pct(r["decode_tokens_per_s"], r["mean_roofline_tokens_per_s"])
                     same = predict_with_disk(exe, model, flags, env, disk["mean_bytes_per_s"], scratch, cal_before)
                     r["predicted_same_run_disk_tokens_per_s"] = same["decode_tokens_per_s_cold"]
                     r["prediction_same_run_disk_error_percent"] = pct(

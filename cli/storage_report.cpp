@@ -128,10 +128,17 @@ void WriteFigures(JsonWriter& w, const storage::Calibration& c, TensorType main)
       w.Key("source").String("observed");
       w.Key("samples").Int(o.samples);
       w.Key("updated_at").String(o.updated_at);
+      w.Key("low_bytes_per_s").Double(o.low());
+      w.Key("high_bytes_per_s").Double(o.high());
+      w.Key("recent").BeginArray();
+      for (double x : o.recent) w.Double(x);
+      w.EndArray();
     } else {
       w.Key("bytes_per_s").Double(probe);
       w.Key("source").String("probe");
       w.Key("samples").Int(0);
+      w.Key("low_bytes_per_s").Double(probe);
+      w.Key("high_bytes_per_s").Double(probe);
     }
     w.Key("probe_bytes_per_s").Double(probe);
     w.EndObject();
@@ -154,7 +161,7 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
   const std::string probe = std::filesystem::is_regular_file(model_path, ec) ? model_path : std::string();
   auto cal = storage::LoadOrMeasureCalibration(CacheDir(), sp->threads, types, probe,
                                                storage::ModelCalibrationKey(model_path));
-  storage::CostPrediction pred, probe_pred;
+  storage::CostPrediction pred, probe_pred, low_pred, high_pred;
   // Resident matmul weights run the interleaved group kernels where their type has
   // them (repacked at load: runtime/session.cpp through the mapping, in place when
   // pinned: runtime/streamed_weights.cpp); streamed slices run row-major MatMul.
@@ -165,6 +172,12 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
                                   /*resident_interleaved=*/true);
     probe_pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p, storage::RatesOf(*cal, false),
                                         /*resident_interleaved=*/true);
+    // The range: every observed figure at the slowest, then the fastest, of its
+    // recent runs (a figure from a probe has no spread).
+    low_pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p,
+                                      storage::RatesOf(*cal, true, storage::Spread::kLow), true);
+    high_pred = storage::PredictDecode(sp->inputs, sp->tensor_types, p,
+                                       storage::RatesOf(*cal, true, storage::Spread::kHigh), true);
     if (!cal->note.empty()) std::fprintf(stderr, "uaii %s: calibration: %s\n", command.c_str(), cal->note.c_str());
   }
   const FigureUse use = UseOf(*sp);
@@ -252,6 +265,12 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
       w.Key("source_cold").String(SourceOf(*cal, use, /*cold=*/true));
       w.Key("source_warm").String(SourceOf(*cal, use, /*cold=*/false));
     }
+    w.Key("range").BeginObject();
+    w.Key("decode_tokens_per_s_cold_low").Double(low_pred.tokens_per_s_cold);
+    w.Key("decode_tokens_per_s_cold_high").Double(high_pred.tokens_per_s_cold);
+    w.Key("decode_tokens_per_s_warm_low").Double(low_pred.tokens_per_s_warm);
+    w.Key("decode_tokens_per_s_warm_high").Double(high_pred.tokens_per_s_warm);
+    w.EndObject();
     w.Key("probe").BeginObject();
     w.Key("decode_tokens_per_s_cold").Double(probe_pred.tokens_per_s_cold);
     w.Key("decode_tokens_per_s_warm").Double(probe_pred.tokens_per_s_warm);
@@ -299,14 +318,24 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
                 cal->cached_read_bytes_per_s / 1e6, cal->main_matmul_bytes_per_s / 1e6,
                 cal->from_cache ? ", cached calibration" : "");
     std::string learned;
-    for (const auto& [f, o] : cal->observed)
+    for (const auto& [f, o] : cal->observed) {
       learned += StrCat(learned.empty() ? "" : ", ", storage::ObservedFigureName(f), " ",
-                        static_cast<int64_t>(o.bytes_per_s / 1e6), " MB/s (", o.samples, " runs)");
-    if (learned.empty())
+                        static_cast<int64_t>(o.bytes_per_s / 1e6), " MB/s");
+      if (o.recent.size() > 1)
+        learned += StrCat(" (", static_cast<int64_t>(o.low() / 1e6), "-", static_cast<int64_t>(o.high() / 1e6),
+                          " over the last ", o.recent.size(), " of ", o.samples, " runs)");
+      else
+        learned += StrCat(" (", o.samples, " run", o.samples == 1 ? "" : "s", ")");
+    }
+    if (learned.empty()) {
       std::printf("                from the probes alone (this model's runs refine them)\n");
-    else
+    } else {
+      std::printf("                range from the observed runs' spread: %.2f-%.2f cold, %.2f-%.2f warm\n",
+                  low_pred.tokens_per_s_cold, high_pred.tokens_per_s_cold, low_pred.tokens_per_s_warm,
+                  high_pred.tokens_per_s_warm);
       std::printf("                observed on this model's runs: %s; probes alone: %.2f cold, %.2f warm\n",
                   learned.c_str(), probe_pred.tokens_per_s_cold, probe_pred.tokens_per_s_warm);
+    }
   } else
     std::printf("predicted:      no calibration (%s)\n", std::string(cal.status().message()).c_str());
   return 0;

@@ -213,6 +213,16 @@ void ReadObserved(simdjson::dom::element doc, const std::string& path, CacheFile
       r.bytes_per_s = rate;
       int64_t n = 0;
       r.samples = o["samples"].get_int64().get(n) == simdjson::SUCCESS && n > 0 ? n : 1;
+      // The recent runs (a cache written before they were kept has none: the figure
+      // stands for one). Entries that are not positive rates are left out.
+      simdjson::dom::array recent;
+      if (o["recent"].get_array().get(recent) == simdjson::SUCCESS)
+        for (auto v : recent) {
+          double x = 0;
+          if (v.get_double().get(x) == simdjson::SUCCESS && x > 0 && std::isfinite(x)) r.recent.push_back(x);
+        }
+      if (r.recent.size() > kRecentRuns) r.recent.erase(r.recent.begin(), r.recent.end() - kRecentRuns);
+      if (r.recent.empty()) r.recent.push_back(rate);
       std::string_view at;
       if (o["updated_at"].get_string().get(at) == simdjson::SUCCESS) r.updated_at = std::string(at);
       c->observed[std::string(kv.key)][std::string(fv.key)] = r;
@@ -276,6 +286,9 @@ absl::Status WriteCache(const std::string& path, const CacheFile& c) {
       w.Key(name).BeginObject();
       w.Key("bytes_per_s").Double(r.bytes_per_s);
       w.Key("samples").Int(r.samples);
+      w.Key("recent").BeginArray();
+      for (double x : r.recent) w.Double(x);
+      w.EndArray();
       w.Key("updated_at").String(r.updated_at);
       w.EndObject();
     }
@@ -545,10 +558,13 @@ absl::StatusOr<ObservedRate> FoldObservation(const std::string& dir, const std::
   const std::string path = dir + "/calibration.json";
   CacheFile file = ReadCache(path);  // corrupt: rewritten with this observation alone
   ObservedRate& o = file.observed[ObservationKey(model_key, threads)][ObservedFigureName(figure)];
-  // The first run replaces nothing but the probe; later ones form an exponentially
-  // weighted mean (weight 1/samples while that is above kObservedWeight).
-  const double w = std::max(1.0 / static_cast<double>(o.samples + 1), kObservedWeight);
-  o.bytes_per_s = o.samples > 0 && o.bytes_per_s > 0 ? (1 - w) * o.bytes_per_s + w * bytes_per_s : bytes_per_s;
+  // The first run replaces the probe; then the median of the last kRecentRuns.
+  o.recent.push_back(bytes_per_s);
+  if (o.recent.size() > kRecentRuns) o.recent.erase(o.recent.begin(), o.recent.end() - kRecentRuns);
+  std::vector<double> sorted = o.recent;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  o.bytes_per_s = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   ++o.samples;
   o.updated_at = NowIso();
   std::error_code ec;
@@ -557,10 +573,19 @@ absl::StatusOr<ObservedRate> FoldObservation(const std::string& dir, const std::
   return o;
 }
 
-MachineRates RatesOf(const Calibration& c, bool use_observed) {
+double ObservedRate::low() const {
+  return recent.empty() ? bytes_per_s : *std::min_element(recent.begin(), recent.end());
+}
+
+double ObservedRate::high() const {
+  return recent.empty() ? bytes_per_s : *std::max_element(recent.begin(), recent.end());
+}
+
+MachineRates RatesOf(const Calibration& c, bool use_observed, Spread spread) {
   auto observed = [&](ObservedFigure f) {
     auto it = c.observed.find(f);
-    return use_observed && it != c.observed.end() ? it->second.bytes_per_s : 0.0;
+    if (!use_observed || it == c.observed.end()) return 0.0;
+    return spread == Spread::kLow ? it->second.low() : spread == Spread::kHigh ? it->second.high() : it->second.bytes_per_s;
   };
   MachineRates r;
   r.disk_bytes_per_s = observed(ObservedFigure::kDisk) > 0 ? observed(ObservedFigure::kDisk) : c.disk_read_bytes_per_s;

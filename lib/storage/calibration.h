@@ -24,11 +24,11 @@
 //                            cache while MatMul computes the previous one (the
 //                            copy's CPU and memory traffic included).
 //   observed[key][FIGURE]    what this model's own runs got (FoldObservation after
-//                            every non-dry run): {bytes_per_s, samples, updated_at}
-//                            per ObservedFigure ("disk", "cold_compute",
-//                            "warm_stream", "resident"),
-//                            an exponentially weighted mean (each new run weighs
-//                            max(1/samples, kObservedWeight)); key = "<model file>|
+//                            every non-dry run): {bytes_per_s, samples, recent,
+//                            updated_at} per ObservedFigure ("disk", "cold_compute",
+//                            "warm_stream", "resident"): bytes_per_s is the median
+//                            of `recent`, the last kRecentRuns fitted rates (their
+//                            spread is the prediction's range); key = "<model file>|
 //                            <its size>|<matmul key>": a tiny model's runs (weights in
 //                            the CPU caches) say nothing about a 7B's. The cost model
 //                            uses an observed figure instead of the probe's.
@@ -46,17 +46,22 @@
 
 namespace uaii::storage {
 
-// A figure learned from runs: an exponentially weighted mean of the fitted rates.
+// A figure learned from runs: the median of the last kRecentRuns fitted rates, and
+// their spread.
 struct ObservedRate {
-  double bytes_per_s = 0;
-  int64_t samples = 0;
-  std::string updated_at;  // ISO 8601 UTC of the last run folded in
+  double bytes_per_s = 0;      // the median of `recent`: what the cost model uses
+  int64_t samples = 0;         // runs folded in, all time
+  std::vector<double> recent;  // the last kRecentRuns fitted rates, oldest first
+  std::string updated_at;      // ISO 8601 UTC of the last run folded in
+  double low() const;          // the slowest of `recent` (bytes_per_s when empty)
+  double high() const;         // the fastest
 };
 
-// Weight of a new run in the mean once there are two or more samples: the device's
-// rate drifts from one minute to the next (docs/performance.md, "Storage"), so recent
-// runs say more than old ones; 0.5 still halves one outlier's effect.
-constexpr double kObservedWeight = 0.5;
+// Runs a figure remembers. A median of several, not a weighted mean: the dev VM's
+// virtual disk moved 2.12 -> 1.45 GB/s between runs a minute apart (docs/performance.md,
+// "Storage"), and a mean follows one fast or slow run halfway, a median of three or
+// more does not; the spread of the same runs is the prediction's range.
+constexpr size_t kRecentRuns = 8;
 
 struct Calibration {
   double disk_read_bytes_per_s = 0;
@@ -97,9 +102,13 @@ absl::StatusOr<Calibration> LoadOrMeasureCalibration(const std::string& dir, int
 Calibration LoadCachedCalibration(const std::string& dir, int threads, std::vector<TensorType> types,
                                   const std::string& model_key);
 
+// Which value of each observed figure RatesOf takes: the median, or the slowest /
+// fastest of its recent runs (the ends of the prediction's range).
+enum class Spread { kCentral, kLow, kHigh };
+
 // The cost model's rates from a calibration: the observed figures where there are
 // some (use_observed), else the probes'.
-MachineRates RatesOf(const Calibration& c, bool use_observed = true);
+MachineRates RatesOf(const Calibration& c, bool use_observed = true, Spread spread = Spread::kCentral);
 
 // "<canonical path>|<size in bytes>" of a model file ("<canonical path>" for a
 // directory): the model part of an observation's key.

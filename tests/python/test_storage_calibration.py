@@ -71,7 +71,18 @@ def test_a_run_updates_the_cache_and_the_dry_run_uses_it(uaii_bin, model, tmp_pa
     assert after["prediction"]["decode_tokens_per_s_warm"] == pytest.approx(measured, rel=1e-3)
 
     generate(uaii_bin, model, *flags, env=env)
-    assert observed(home)[key]["resident"]["samples"] == 2
+    res2 = observed(home)[key]["resident"]
+    assert res2["samples"] == 2 and len(res2["recent"]) == 2
+    assert res2["bytes_per_s"] == pytest.approx(sum(res2["recent"]) / 2)  # the median of two
+    # The range: the prediction at the slowest and the fastest of the recent runs.
+    ranged, _ = dry_run(uaii_bin, model, *flags, env=env)
+    fig = ranged["calibration"]["figures"]["resident"]
+    assert fig["low_bytes_per_s"] == min(res2["recent"]) and fig["high_bytes_per_s"] == max(res2["recent"])
+    rng, central = ranged["prediction"]["range"], ranged["prediction"]["decode_tokens_per_s_warm"]
+    assert rng["decode_tokens_per_s_warm_low"] <= central * (1 + 1e-9)
+    assert central <= rng["decode_tokens_per_s_warm_high"] * (1 + 1e-9)
+    text = run_uaii(uaii_bin, "generate", "--model", model, "--dry-run", "--max-context", "128", *flags, env=env)
+    assert "range from the observed runs' spread" in text.stdout
     # Another thread count is another key: the probe again.
     other, _ = dry_run(uaii_bin, model, "--preset", "none", "--threads", "2", env=env)
     assert other["calibration"]["figures"]["resident"]["source"] == "probe"

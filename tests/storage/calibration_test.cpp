@@ -84,7 +84,7 @@ TEST_CASE("calibration: rates of another kernel version are measured again", "[s
 }
 
 // Observed figures (FoldObservation): learned from runs, per model and matmul key.
-TEST_CASE("calibration: a run's figure is folded in as a weighted mean with its sample count",
+TEST_CASE("calibration: a run's figure is folded in as the median of the recent runs, with their spread",
           "[storage][calibration]") {
   const std::string dir = Dir("calibration_observed");
   WriteCache(dir, MatMulCalibrationKey(1), 123);
@@ -96,12 +96,15 @@ TEST_CASE("calibration: a run's figure is folded in as a weighted mean with its 
   CHECK(!first->updated_at.empty());
   auto second = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 1e9);
   REQUIRE(second.ok());
-  CHECK(second->bytes_per_s == Approx(1.5e9));  // weight 1/2
+  CHECK(second->bytes_per_s == Approx(1.5e9));  // the median of two: their mean
   CHECK(second->samples == 2);
-  auto third = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 3e9);
+  auto third = FoldObservation(dir, model, 1, ObservedFigure::kDisk, 9e9);
   REQUIRE(third.ok());
-  CHECK(third->bytes_per_s == Approx((1 - kObservedWeight) * 1.5e9 + kObservedWeight * 3e9));
+  CHECK(third->bytes_per_s == Approx(2e9));  // one fast run does not move the median far
   CHECK(third->samples == 3);
+  CHECK(third->low() == Approx(1e9));
+  CHECK(third->high() == Approx(9e9));
+  CHECK(third->recent == std::vector<double>{2e9, 1e9, 9e9});
   REQUIRE(FoldObservation(dir, model, 1, ObservedFigure::kResident, 9e9).ok());
 
   // Read back under the same model and threads; the probe figures are untouched.
@@ -117,6 +120,10 @@ TEST_CASE("calibration: a run's figure is folded in as a weighted mean with its 
   CHECK(observed.disk_bytes_per_s == Approx(third->bytes_per_s));
   CHECK(observed.observed_resident_bytes_per_s == Approx(9e9));
   CHECK(observed.observed_warm_stream_bytes_per_s == 0);
+  // The ends of the range: each figure at the slowest / fastest of its recent runs.
+  CHECK(RatesOf(c, true, Spread::kLow).disk_bytes_per_s == Approx(1e9));
+  CHECK(RatesOf(c, true, Spread::kHigh).disk_bytes_per_s == Approx(9e9));
+  CHECK(RatesOf(c, true, Spread::kLow).observed_resident_bytes_per_s == Approx(9e9));  // one run: no spread
   const MachineRates probe = RatesOf(c, /*use_observed=*/false);
   CHECK(probe.disk_bytes_per_s == Approx(1e9));
   CHECK(probe.observed_resident_bytes_per_s == 0);
@@ -125,6 +132,14 @@ TEST_CASE("calibration: a run's figure is folded in as a weighted mean with its 
   CHECK(LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "/models/b.gguf|1000").observed.empty());
   CHECK(LoadCachedCalibration(dir, 2, {TensorType::Q4_0}, model).observed.empty());
   CHECK(LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "").observed.empty());
+  // Only the last kRecentRuns are kept: the oldest leave first.
+  for (int k = 0; k < static_cast<int>(kRecentRuns); ++k)
+    REQUIRE(FoldObservation(dir, model, 1, ObservedFigure::kDisk, 4e9 + k).ok());
+  const ObservedRate last = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, model).observed.at(ObservedFigure::kDisk);
+  CHECK(last.recent.size() == kRecentRuns);
+  CHECK(last.samples == 3 + static_cast<int64_t>(kRecentRuns));
+  CHECK(last.low() == Approx(4e9));
+  CHECK(last.bytes_per_s == Approx(4e9 + 3.5));
   // LoadOrMeasureCalibration reads them too, and keeps them when it writes the file.
   auto full = LoadOrMeasureCalibration(dir, 1, {TensorType::Q4_0}, "", model);
   REQUIRE(full.ok());
@@ -166,12 +181,16 @@ TEST_CASE("calibration: a missing or corrupt cache falls back to the probe with 
   const std::string key = "m|1|" + MatMulCalibrationKey(1);
   std::ofstream(dir + "/calibration.json") << R"({"disk_read_bytes_per_s": 1e9, "observed": {")" << key
                                            << R"(": {"disk": {"bytes_per_s": -5, "samples": 2}, "resident": "fast",
-        "warm_stream": {"bytes_per_s": 3e9, "samples": "many"}}}})";
+        "warm_stream": {"bytes_per_s": 3e9, "samples": "many"},
+        "cold_compute": {"bytes_per_s": 5e9, "samples": 3, "recent": [4e9, -1, "x", 6e9]}}}})";
   c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
   CHECK(c.note.find("bytes_per_s") != std::string::npos);
   CHECK(c.observed.count(ObservedFigure::kDisk) == 0);
   CHECK(c.observed.count(ObservedFigure::kResident) == 0);
   CHECK(c.observed.at(ObservedFigure::kWarmStream).samples == 1);  // a bad count counts as one
+  // A cache from before the recent runs were kept: the figure stands for one run.
+  CHECK(c.observed.at(ObservedFigure::kWarmStream).recent == std::vector<double>{3e9});
+  CHECK(c.observed.at(ObservedFigure::kColdCompute).recent == std::vector<double>{4e9, 6e9});  // non-rates left out
   CHECK(RatesOf(c).disk_bytes_per_s == Approx(1e9));                // the probe's
   std::ofstream(dir + "/calibration.json") << R"({"disk_read_bytes_per_s": 1e9, "observed": [1, 2]})";
   c = LoadCachedCalibration(dir, 1, {TensorType::Q4_0}, "m|1");
