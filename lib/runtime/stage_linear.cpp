@@ -128,8 +128,14 @@ class RowSpace {
   int64_t total_ = 0;
 };
 
-// Runs piece over the whole row space: in grains of about equal bytes claimed from a
-// shared counter on the pool (one job), or in one go without a pool.
+// Runs piece over the whole row space in grains of about equal bytes on the pool (one
+// job), or in one go without a pool. The grains are dealt out as one run of
+// consecutive grains per thread, each claimed from that run's counter: a thread
+// streams its own contiguous bytes, so the hardware prefetcher running ahead of one
+// grain has already fetched the next (from one shared counter, the threads' grains
+// alternated and every grain started a cold stream: 6-12% slower decode). A thread
+// that has finished its run claims the rest of the others', so a late or preempted
+// thread still leaves its share to the one that is running.
 template <typename Piece>
 absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* pool, Piece&& piece) {
   const int threads = pool ? pool->num_threads() : 1;
@@ -138,11 +144,17 @@ absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* p
   if (threads == 1 || grains <= 1) return space.ForEach(Pos{0, 0}, space.Snap(space.total_bytes()), piece);
   // The job's state, so that the job captures one pointer (std::function keeps it
   // inline: no allocation per stage).
+  struct alignas(64) Run {  // one thread's consecutive grains [next, end); own cache line
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  constexpr int kMaxRuns = 64;
   struct Shared {
     const RowSpace* space = nullptr;
     std::remove_reference_t<Piece>* piece = nullptr;
     int64_t grains = 0;
-    std::atomic<int64_t> next{0};
+    int runs = 0;
+    Run run[kMaxRuns];
     std::atomic<bool> failed{false};
     std::mutex mu;
     absl::Status first_error;
@@ -150,20 +162,28 @@ absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* p
   shared.space = &space;
   shared.piece = &piece;
   shared.grains = grains;
+  shared.runs = std::min(threads, kMaxRuns);
+  for (int r = 0; r < shared.runs; ++r) {
+    shared.run[r].next.store(grains * r / shared.runs, std::memory_order_relaxed);
+    shared.run[r].end = grains * (r + 1) / shared.runs;
+  }
   Shared* sh = &shared;
-  const std::function<void(int64_t, int64_t)> job = [sh](int64_t, int64_t) {
+  const std::function<void(int64_t, int64_t)> job = [sh](int64_t chunk, int64_t) {
     const int64_t total = sh->space->total_bytes();
-    for (int64_t g; !sh->failed.load(std::memory_order_relaxed) && (g = sh->next.fetch_add(1)) < sh->grains;) {
-      const Pos from = sh->space->Snap(total * g / sh->grains);
-      const Pos to = sh->space->Snap(total * (g + 1) / sh->grains);
-      if (absl::Status st = sh->space->ForEach(from, to, *sh->piece); !st.ok()) {
-        std::lock_guard<std::mutex> lock(sh->mu);
-        if (sh->first_error.ok()) sh->first_error = st;
-        sh->failed.store(true, std::memory_order_relaxed);
+    for (int k = 0; k < sh->runs; ++k) {  // its own run first, then the others' rests
+      Run& run = sh->run[(chunk + k) % sh->runs];
+      for (int64_t g; !sh->failed.load(std::memory_order_relaxed) && (g = run.next.fetch_add(1)) < run.end;) {
+        const Pos from = sh->space->Snap(total * g / sh->grains);
+        const Pos to = sh->space->Snap(total * (g + 1) / sh->grains);
+        if (absl::Status st = sh->space->ForEach(from, to, *sh->piece); !st.ok()) {
+          std::lock_guard<std::mutex> lock(sh->mu);
+          if (sh->first_error.ok()) sh->first_error = st;
+          sh->failed.store(true, std::memory_order_relaxed);
+        }
       }
     }
   };
-  pool->ParallelFor(threads, job, 1);  // one chunk per thread; the chunks claim grains
+  pool->ParallelFor(threads, job, 1);  // one chunk per thread; chunk t starts on run t
   return shared.first_error;
 }
 

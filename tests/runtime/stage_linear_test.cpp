@@ -1,7 +1,7 @@
 // A decode stage as one pool job (runtime/stage_linear.h) gives exactly what one
 // MatMul per matrix gives: every type of the usual GGUF mixes, interleaved and
 // row-major, row counts around the 16-row groups, stages large enough to be cut into
-// many grains, 1-3 threads.
+// many grains, 1-3 and 8 threads.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -64,7 +64,7 @@ std::unique_ptr<TestWeight> MakeWeight(const Layout& l, int64_t out, int64_t in,
   t->w.row_bytes = row_bytes;
   if (interleave && kernels::HasInterleavedKernel(l.type)) {
     auto copy = std::make_shared<InterleavedCopy>();
-    copy->bytes.reset(new uint8_t[t->bytes.size()]);
+    copy->bytes = std::shared_ptr<uint8_t>(new uint8_t[t->bytes.size()], std::default_delete<uint8_t[]>());
     REQUIRE(kernels::RepackInterleaved(l.type, t->bytes.data(), out, in, copy->bytes.get()).ok());
     copy->data.store(copy->bytes.get());
     t->w.interleaved = copy;
@@ -102,7 +102,9 @@ TEST_CASE("stage: one job over several matrices equals one matmul each") {
         if (l.type != TensorType::F32 || r < 1000) ws.push_back(MakeWeight(l, r, in, interleave, seed++));
     std::vector<std::vector<float>> want;
     for (const auto& t : ws) want.push_back(Reference(*t, x));
-    for (int threads : {1, 2, 3}) {
+    // 8 threads on a 2-core machine: workers start late, and the others claim the
+    // rest of their runs of grains (RunGrains' stealing path).
+    for (int threads : {1, 2, 3, 8}) {
       ThreadPool pool(threads);
       // Stages of 1..3 consecutive matrices, mixing types and sizes.
       for (size_t first = 0; first < ws.size(); ++first)
