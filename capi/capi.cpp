@@ -11,6 +11,7 @@
 #include "generation/chat_engine.h"
 #include "generation/generator.h"
 #include "generation/process_stats.h"
+#include "generation/run_observation.h"
 #include "loaders/gguf_summary.h"
 #include "loaders/hf_loader.h"
 #include "loaders/hf_summary.h"
@@ -31,6 +32,9 @@ struct uaii_tokenizer {
 struct uaii_session {
   std::shared_ptr<uaii::Generator> generator;
   std::unique_ptr<uaii::ChatEngine> chat;  // created on the first chat turn
+  // learn_calibration: the options the session was planned with, to re-plan and fit.
+  bool learn_calibration = false;
+  uaii::SessionOptions options;
 };
 
 namespace {
@@ -287,7 +291,8 @@ uaii_status uaii_session_create(const uaii_model* model, const uaii_session_opti
     so.max_context = o.max_context > 0 ? o.max_context : (trained > 0 ? std::min<int64_t>(trained, 4096) : 4096);
     auto gen = uaii::Generator::Create(model->model, so);
     if (!gen.ok()) return FromStatus(gen.status());
-    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr};
+    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr,
+                                    o.learn_calibration != 0, so};
     return UAII_OK;
   })
 }
@@ -421,6 +426,20 @@ std::string VisibleText(const std::vector<uaii::chat::OutputBlock>& blocks) {
   return text;
 }
 
+// learn_calibration: what this call teaches the storage cost model (the bytes it read
+// from the device or the page cache, its decode timings). Best effort: a cache that
+// cannot be written is skipped, the call's status is its own.
+void LearnFromCall(uaii_session* s, const uaii::StorageStats& before, const uaii::GenerationResult& g) {
+  if (!s->learn_calibration) return;
+  uaii::StorageStats st = s->generator->session().storage_stats();
+  st.direct_bytes -= std::min(st.direct_bytes, before.direct_bytes);
+  st.cached_bytes -= std::min(st.cached_bytes, before.cached_bytes);
+  uaii::DecodeTimings d;
+  d.Add(g.decode_steps, g.decode_seconds, g.decode_io_wait_seconds);
+  (void)uaii::LearnFromGeneration(uaii::CacheDir(), s->generator->model().info().path, s->generator->model(),
+                                  s->options, st, d);
+}
+
 }  // namespace
 
 uaii_status uaii_session_generate(uaii_session* session, const char* prompt, const uaii_generate_options* options,
@@ -438,10 +457,12 @@ uaii_status uaii_session_generate(uaii_session* session, const char* prompt, con
     gr.max_tokens = req.max_tokens;
     gr.sampling = req.sampling;
     gr.stop = req.stop;
+    const uaii::StorageStats before = session->generator->session().storage_stats();
     auto g = session->generator->Run(gr, [&](uaii::TokenId, std::string_view text) {
       return text.empty() || Emit(on_event, user_data, UAII_EVENT_TEXT, text);
     });
     if (!g.ok()) return FromStatus(g.status());
+    LearnFromCall(session, before, *g);
     return Finish(MakeResult(*g, 0), g->text, on_event, user_data, out_result, out_text);
   })
 }
@@ -465,6 +486,7 @@ uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, 
     turn.max_tokens = req.max_tokens;
     turn.sampling = req.sampling;
     turn.stop = req.stop;
+    const uaii::StorageStats before = session->generator->session().storage_stats();
     auto r = session->chat->Run(turn, [&](const uaii::chat::OutputBlock& b) {
       switch (b.kind) {
         case uaii::chat::BlockKind::kThinking: return Emit(on_event, user_data, UAII_EVENT_THINKING, b.text);
@@ -475,6 +497,7 @@ uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, 
       return Emit(on_event, user_data, UAII_EVENT_TEXT, b.text);
     });
     if (!r.ok()) return FromStatus(r.status());
+    LearnFromCall(session, before, r->generation);
     return Finish(MakeResult(r->generation, r->reasoning_tokens), VisibleText(r->blocks), on_event, user_data,
                   out_result, out_text);
   })

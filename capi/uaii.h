@@ -157,6 +157,15 @@ typedef struct uaii_session_options {
   uint64_t ram_budget_bytes; /* 0: the preset's */
   int64_t kv_window;         /* 0: unbounded up to max_context */
   int64_t max_context;       /* 0: the model's training context, capped at 4096 */
+  /* Appended in 0.3.0 (a caller's smaller struct_size leaves it 0, off). 1: after each
+   * uaii_session_generate / uaii_session_chat call with two or more tokens, fold what
+   * the call measured (decode time, its wait for streamed weights) into the storage
+   * cost model's calibration, $UAII_HOME/calibration.json (default ~/.cache/uaii), as
+   * `uaii generate` does: later dry runs of this model predict from it (docs/storage.md,
+   * "Observed figures"). Writes a file; never fails the call (an unwritable cache is
+   * skipped). Default 0. */
+  uint32_t learn_calibration;
+  uint32_t reserved2;        /* 0 */
 } uaii_session_options;
 
 UAII_API void uaii_session_options_init(uaii_session_options* options);

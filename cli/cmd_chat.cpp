@@ -256,7 +256,7 @@ std::optional<std::string> ReadLine(bool tty) {
   return line;
 }
 
-int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& system) {
+int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& system, DecodeTimings* decode) {
   const bool tty = isatty(STDIN_FILENO);
   const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   if (tty) using_history();
@@ -299,6 +299,8 @@ int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& sys
       messages.pop_back();
       continue;
     }
+    decode->Add(turn->generation.decode_steps, turn->generation.decode_seconds,
+                turn->generation.decode_io_wait_seconds);
     if (turn->generation.stop == GenerationStop::kCancelled) std::printf("[stopped]\n");
     messages.push_back(AssistantJson(turn->blocks));
     PrintStats(*turn);
@@ -391,7 +393,19 @@ int RunChat(int argc, char** argv) {
   sa.sa_flags = 0;  // no SA_RESTART: Ctrl-C at the prompt interrupts the read
   sigaction(SIGINT, &sa, nullptr);
 
-  if (!scripted) return Interactive(**engine, base, args->get("--system"));
+  // After the session, its decode steps teach the calibration, as a generate run's do
+  // (docs/storage.md, "Observed figures"); never fails the command.
+  DecodeTimings decode;
+  auto learn = [&] {
+    const StorageStats st = (*engine)->generator().session().storage_stats();
+    if (const std::string note = RecordRunObservation(*path, **model, so, st, decode); !note.empty())
+      std::fprintf(stderr, "uaii chat: %s\n", note.c_str());
+  };
+  if (!scripted) {
+    const int rc = Interactive(**engine, base, args->get("--system"), &decode);
+    learn();
+    return rc;
+  }
 
   const bool json = args->has("--json");
   Printer printer(!json && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
@@ -405,6 +419,8 @@ int RunChat(int argc, char** argv) {
     printer.EndReply();
     PrintStats(*turn);
   }
+  decode.Add(turn->generation.decode_steps, turn->generation.decode_seconds, turn->generation.decode_io_wait_seconds);
+  learn();
   return 0;
 }
 

@@ -165,11 +165,7 @@ int RunGenerate(int argc, char** argv) {
   req.max_tokens = max_tokens;
   req.sampling = *sampling;
   req.stop = args->all("--stop");
-  // The I/O wait so far at the first token (after the prefill): the decode steps'
-  // own wait is what the calibration compares with (RecordRunObservation).
-  double prefill_io_wait = -1;
   auto result = (*gen)->Run(req, [&](TokenId, std::string_view text) {
-    if (prefill_io_wait < 0) prefill_io_wait = (*gen)->session().storage_stats().io_wait_seconds;
     if (!json && !text.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
@@ -178,11 +174,8 @@ int RunGenerate(int argc, char** argv) {
   });
   if (!result.ok()) return fail(result.status());
   const StorageStats final_stats = (*gen)->session().storage_stats();
-  // The decode steps' own I/O wait (the prefill's excluded), for --json and the calibration.
-  const double decode_wait =
-      prefill_io_wait >= 0 ? std::max(0.0, final_stats.io_wait_seconds - prefill_io_wait) : 0.0;
   if (json) {
-    PrintJson(*result, final_stats, decode_wait);
+    PrintJson(*result, final_stats, result->decode_io_wait_seconds);
   } else {
     std::printf("\n");
     std::fflush(stdout);
@@ -194,10 +187,9 @@ int RunGenerate(int argc, char** argv) {
                std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
   // What this run got refines the next dry run's prediction (docs/storage.md).
-  if (const std::string note = RecordRunObservation(
-          *path, **model, so, final_stats, result->decode_tokens_per_s(),
-          result->decode_steps > 0 ? decode_wait / static_cast<double>(result->decode_steps) : 0.0);
-      !note.empty())
+  DecodeTimings decode;
+  decode.Add(result->decode_steps, result->decode_seconds, result->decode_io_wait_seconds);
+  if (const std::string note = RecordRunObservation(*path, **model, so, final_stats, decode); !note.empty())
     std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)
     std::fprintf(stderr, "uaii generate: storage: budget %.1f MiB, streamed %.1f MiB from disk, I/O wait %.2f s, "

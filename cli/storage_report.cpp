@@ -7,6 +7,7 @@
 #include <vector>
 #include <cstdio>
 
+#include "generation/run_observation.h"
 #include "loaders/model_locator.h"
 #include "runtime/session_plan.h"
 #include "storage/calibration.h"
@@ -52,32 +53,6 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
 }
 
 namespace {
-
-// The model's matmul weight types, most bytes first: the calibration measures each
-// through MatMul at the run's thread count (cached per CPU, threads, kernel version).
-std::vector<TensorType> MatMulTypes(const runtime::SessionPlan& sp) {
-  std::map<TensorType, uint64_t> type_bytes;
-  for (size_t i = 0; i < sp.inputs.tensors.size(); ++i)
-    if (sp.inputs.tensors[i].matmul) type_bytes[sp.tensor_types[i]] += sp.inputs.tensors[i].bytes;
-  std::vector<TensorType> types;
-  for (const auto& [t, b] : type_bytes) types.push_back(t);
-  std::stable_sort(types.begin(), types.end(), [&](TensorType a, TensorType b) { return type_bytes[a] > type_bytes[b]; });
-  return types;
-}
-
-// Which figures a prediction depends on: the disk (cold) or the warm streaming rate
-// (warm) when matmul weights stream, the resident rate when some stay resident.
-struct FigureUse {
-  bool streamed = false, resident = false;
-};
-FigureUse UseOf(const runtime::SessionPlan& sp) {
-  FigureUse u;
-  for (size_t i = 0; i < sp.inputs.tensors.size(); ++i)
-    if (sp.inputs.tensors[i].matmul)
-      (i < sp.storage.residency.size() && sp.storage.residency[i] == storage::Residency::kStreamed ? u.streamed
-                                                                                                   : u.resident) = true;
-  return u;
-}
 
 bool Observed(const storage::Calibration& c, storage::ObservedFigure f) {
   auto it = c.observed.find(f);
@@ -398,44 +373,8 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
 }
 
 std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
-                                 const StorageStats& st, double decode_tokens_per_s,
-                                 double decode_io_wait_seconds_per_token) {
-  if (!(decode_tokens_per_s > 0)) return "";  // fewer than two tokens: no decode time
-  auto sp = runtime::PlanSession(model, so);
-  if (!sp.ok()) return "";
-  const storage::StoragePlan& p = sp->storage;
-  // Expert banks are not in the cost model; a plan that differs from the run's (a
-  // preset that followed MemAvailable) would fit the wrong terms.
-  if (p.expert_bytes > 0 || p.pinned_bytes != st.pinned_bytes || p.streamed_bytes != st.streamed_bytes) return "";
-  const FigureUse use = UseOf(*sp);
-  using F = storage::ObservedFigure;
-  F figure = F::kResident;
-  if (use.streamed) {
-    // Cold or warm by where most staged bytes came from. Not all: a cold run's page
-    // cache holds some streamed bytes too (the readahead of the pinned norms' buffered
-    // reads between them, ~15% with an 8 MiB read_ahead_kb), and the fitted figures
-    // then stand for that mix, which the next cold run has again. A run that was
-    // evenly both teaches neither.
-    const double staged = static_cast<double>(st.direct_bytes + st.cached_bytes);
-    if (!(staged > 0)) return "";
-    if (st.direct_bytes >= 2.0 / 3.0 * staged)
-      figure = F::kDisk;
-    else if (st.cached_bytes >= 2.0 / 3.0 * staged)
-      figure = F::kWarmStream;
-    else
-      return "";
-  } else if (!use.resident) {
-    return "";
-  }
-  const std::string key = storage::ModelCalibrationKey(model_path);
-  const storage::Calibration cal = storage::LoadCachedCalibration(CacheDir(), sp->threads, MatMulTypes(*sp), key);
-  const storage::RunTimings run{figure == F::kDisk, 1.0 / decode_tokens_per_s, decode_io_wait_seconds_per_token};
-  const auto learned = storage::LearnFromRun(sp->inputs, sp->tensor_types, p, storage::RatesOf(cal),
-                                             /*resident_interleaved=*/true, run);
-  for (const auto& [f, rate] : learned)
-    if (auto folded = storage::FoldObservation(CacheDir(), key, sp->threads, f, rate); !folded.ok())
-      return StrCat("calibration not updated: ", std::string(folded.status().message()));
-  return "";
+                                 const StorageStats& st, const DecodeTimings& decode) {
+  return LearnFromGeneration(CacheDir(), model_path, model, so, st, decode);
 }
 
 }  // namespace uaii::cli

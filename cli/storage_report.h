@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "args.h"
+#include "generation/run_observation.h"
 #include "uaii/model.h"
 #include "uaii/session.h"
 #include "storage/plan.h"
@@ -25,16 +26,11 @@ int PrintDryRun(const std::string& command, const std::string& model_path, const
 // The dry run's `expert_cache` (null without expert banks).
 void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p);
 
-// After a run (not a dry run): fits the cost-model figures the run exercised (cold
-// streaming: the streamed compute rate to its compute time per decode step, then the
-// disk rate to its decode time; warm streaming: the warm streaming rate; nothing
-// streamed: the resident rate) and folds them into the calibration cache
-// (storage/calibration.h). `decode_io_wait_seconds_per_token`: the I/O wait of the
-// decode steps alone, per step. Never fails the run: returns a note for stderr when
-// the cache could not be written, "" otherwise (also when there was nothing to learn).
+// After a run (not a dry run): what the run teaches the cost model, folded into the
+// calibration cache in CacheDir() (generation/run_observation.h). Never fails the run:
+// returns a note for stderr when the cache could not be written, "" otherwise.
 std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
-                                 const StorageStats& st, double decode_tokens_per_s,
-                                 double decode_io_wait_seconds_per_token);
+                                 const StorageStats& st, const DecodeTimings& decode);
 
 // The storage keys of --json's `memory` object (after peak_rss_bytes); `expert_cache`
 // only with an expert LRU.

@@ -75,6 +75,9 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   history_.assign(req.prompt.begin(), req.prompt.end());
   auto t1 = Clock::now();
   r.prefill_seconds = std::chrono::duration<double>(t1 - t0).count();
+  // The decode steps' own I/O wait (the prefill's excluded): what the storage cost
+  // model predicts per token (generation/run_observation.h).
+  const double wait_at_prefill = session_->storage_stats().io_wait_seconds;
 
   const Model& model = session_->model();
   StreamDecoder decoder(model.tokenizer());
@@ -108,6 +111,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     if (!tail.empty() && on_token) on_token(kNoToken, tail);
   }
   r.decode_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  r.decode_io_wait_seconds = std::max(0.0, session_->storage_stats().io_wait_seconds - wait_at_prefill);
   return r;
 }
 

@@ -43,6 +43,7 @@ struct GenerationResult {
   double prefill_seconds = 0;
   double decode_seconds = 0;
   int64_t decode_steps = 0;     // Decode calls (one per generated token after the first)
+  double decode_io_wait_seconds = 0;  // of decode_seconds, waiting for streamed weights (storage)
 
   double prefill_tokens_per_s() const;
   double decode_tokens_per_s() const;

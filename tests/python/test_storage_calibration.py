@@ -88,6 +88,25 @@ def test_a_run_updates_the_cache_and_the_dry_run_uses_it(uaii_bin, model, tmp_pa
     assert other["calibration"]["figures"]["resident"]["source"] == "probe"
 
 
+def test_a_chat_session_teaches_the_calibration_too(uaii_bin, model, tmp_path):
+    """`uaii chat` folds its session's decode steps in after it, as generate does."""
+    home = tmp_path / "home"
+    env = {"UAII_HOME": str(home)}
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}</s>\n"
+                        "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+    flags = ["--preset", "none", "--threads", "1", "--max-context", "128"]
+    p = run_uaii(uaii_bin, "chat", "--model", model, "--chat-template", template, "-p", "tok5 tok6 hello",
+                 "--max-tokens", "12", "--json", *flags, env=env)
+    doc = json.loads(p.stdout)
+    assert doc["usage"]["completion_tokens"] >= 2, doc  # at least one decode step to learn from
+    key, figs = next(iter(observed(home).items()))
+    assert key.startswith(f"{model.resolve()}|") and "|threads=1|" in key
+    assert figs["resident"]["samples"] == 1
+    after, _ = dry_run(uaii_bin, model, "--preset", "none", "--threads", "1", env=env)
+    assert after["calibration"]["figures"]["resident"]["source"] == "observed"
+
+
 def test_a_warm_streaming_run_teaches_the_warm_figure(uaii_bin, model, tmp_path):
     home = tmp_path / "home"
     env = {"UAII_HOME": str(home)}

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "uaii.h"
@@ -65,4 +68,36 @@ TEST_CASE("capi storage: presets, budgets and KV windows give the default sessio
   o.kv_window = -1;
   CHECK(Generate(m, &o, &text) == UAII_ERR_INVALID_ARGUMENT);
   uaii_model_destroy(m);
+}
+
+TEST_CASE("capi storage: a session that opts in teaches the calibration; by default none does", "[storage][capi]") {
+  const std::string home = std::string(UAII_FIXTURE_DIR) + "/capi_learn_home";
+  std::filesystem::remove_all(home);
+  const char* old = std::getenv("UAII_HOME");
+  const std::string saved = old ? old : "";
+  ::setenv("UAII_HOME", home.c_str(), 1);
+  uaii_model* m = nullptr;
+  REQUIRE(uaii_model_open(TinyModel().c_str(), nullptr, &m) == UAII_OK);
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  CHECK(o.learn_calibration == 0);
+  o.max_context = 256;
+  o.threads = 1;
+  std::string text;
+  REQUIRE(Generate(m, &o, &text) == UAII_OK);
+  CHECK(!std::filesystem::exists(home + "/calibration.json"));  // off: nothing written
+  o.learn_calibration = 1;
+  REQUIRE(Generate(m, &o, &text) == UAII_OK);
+  std::ifstream in(home + "/calibration.json");
+  REQUIRE(in.good());
+  std::stringstream doc;
+  doc << in.rdbuf();
+  // Nothing streamed: the call taught the resident figure, under this model file's key.
+  const std::string model_key = std::filesystem::weakly_canonical(TinyModel()).string();
+  CHECK_THAT(doc.str(), Catch::Contains("\"observed\"") && Catch::Contains(model_key) &&
+                            Catch::Contains("\"resident\"") && Catch::Contains("|threads=1|"));
+  uaii_model_destroy(m);
+  if (old) ::setenv("UAII_HOME", saved.c_str(), 1);
+  else ::unsetenv("UAII_HOME");
+  std::filesystem::remove_all(home);
 }
