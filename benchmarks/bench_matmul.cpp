@@ -3,7 +3,9 @@
 // best call of the run (the machine is shared: the minimum is the least disturbed),
 // as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read.
 // Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar]
-// [--shape OUTxIN] [--interleave] (16-row interleaved weights, kernels/interleave.h).
+// [--shape OUTxIN] [--interleave] (16-row interleaved weights, kernels/interleave.h)
+// [--copies N] (interleaved only: N copies of the matrix read in turn, so that a
+// matrix smaller than the L3 still comes from DRAM, as each of decode's does).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -48,13 +50,14 @@ std::vector<uint8_t> MakeWeights(TensorType t, int64_t out, int64_t in) {
 int main(int argc, char** argv) {
   bool quick = false, interleave = false;
   long long shape_out = 0, shape_in = 0;
-  int64_t batch = 1;
+  int64_t batch = 1, copies = 1;
   std::string only;
   uaii::KernelImpl impl = uaii::KernelImpl::kAuto;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--interleave")) interleave = true;
     else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--copies") && i + 1 < argc) copies = std::max(1LL, std::atoll(argv[++i]));
     else if (!std::strcmp(argv[i], "--type") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) std::sscanf(argv[++i], "%lldx%lld", &shape_out, &shape_in);
     else if (!std::strcmp(argv[i], "--impl") && i + 1 < argc) impl = std::strcmp(argv[++i], "scalar") ? impl : uaii::KernelImpl::kScalar;
@@ -88,14 +91,16 @@ int main(int argc, char** argv) {
         auto w = MakeWeights(t, out, in);
         std::shared_ptr<uint8_t> packed;  // on huge pages, as the engine keeps them (runtime/weights.h)
         if (interleave) {
-          packed = uaii::AllocateHugePageBuffer(w.size());
+          packed = uaii::AllocateHugePageBuffer(w.size() * copies);
           (void)uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.get());
+          for (int64_t c = 1; c < copies; ++c) std::memcpy(packed.get() + c * w.size(), packed.get(), w.size());
         }
+        int64_t call = 0;  // which copy the next call reads
         std::vector<float> x(in * batch, 0.5f), y(out * batch);
         for (int64_t i = 0; i < in * batch; ++i) x[i] = 0.001f * static_cast<float>(i % 97) - 0.05f;
         auto once = [&] {
           const auto st = interleave
-              ? uaii::kernels::MatMulInterleaved(t, packed.get(), out, in, x.data(), batch, y.data(), &pool)
+              ? uaii::kernels::MatMulInterleaved(t, packed.get() + (call++ % copies) * w.size(), out, in, x.data(), batch, y.data(), &pool)
               : uaii::MatMul(t, w.data(), out, in, x.data(), batch, y.data(), &pool, impl);
           if (!st.ok()) std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
         };

@@ -1,29 +1,39 @@
-// DotF16Queries (dot_f16_queries.h): AVX2 + FMA + F16C, four queries per pass over K;
-// the reference row kernel per query without AVX2.
+// DotF16Queries (dot_f16_queries.h): AVX2 + FMA + F16C passes over K, four queries
+// per pass where AVX-512VL gives 32 vector registers and two where AVX2's 16 must
+// hold them; the reference row kernel per query without AVX2.
 #include "kernels/dot_f16_queries.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "formats/fp16.h"
 #include "formats/tensor_type.h"
+#include "kernels/dispatch.h"
 #include "kernels/vec_dot.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define UAII_DFQ_AVX2 __attribute__((target("avx2,fma,f16c")))
+// The same ymm instructions, compiled where ymm16-31 exist (EVEX encodings of the same
+// operations: identical results).
+#define UAII_DFQ_AVX512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl")))
 
 namespace uaii::kernels {
 namespace {
 
-// M queries against one K row: each query's accumulators and reduction exactly as the
-// F16 row kernel (vec_dot_avx2.cpp DotFloat), K's 32-element step widened once.
+// M queries against one K row, up to each query's 8-lane sum s = (a0 + a2) + (a1 + a3)
+// of its four accumulators, exactly as the F16 row kernel (vec_dot_avx2.cpp DotFloat)
+// before its horizontal step; K's 32-element step widened once for all M.
+// 4M accumulators + 4 widened K vectors must stay in registers: M = 4 needs 20, which
+// AVX2's 16 cannot hold (the compiler spilled accumulators to the stack on every FMA),
+// so these are always inlined into a caller compiled for the register file it runs
+// on (the Avx512 callers: M = 4; the Avx2 ones: M = 2).
 template <int M>
-UAII_DFQ_AVX2 void Pass(const uint16_t* k, const float* qf, int64_t q_stride, int64_t n, float* out,
-                        int64_t out_stride) {
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void LaneSums(const uint16_t* k, const float* qf,
+                                                                  int64_t q_stride, int64_t np, __m256* s) {
   __m256 acc[M][4];
   for (auto& a : acc)
     for (auto& v : a) v = _mm256_setzero_ps();
-  const int64_t np = n & ~int64_t{31};
   for (int64_t i = 0; i < np; i += 32) {
     __m256 kv[4];
     for (int c = 0; c < 4; ++c)
@@ -32,22 +42,131 @@ UAII_DFQ_AVX2 void Pass(const uint16_t* k, const float* qf, int64_t q_stride, in
       for (int c = 0; c < 4; ++c)
         acc[q][c] = _mm256_fmadd_ps(kv[c], _mm256_loadu_ps(qf + q * q_stride + i + 8 * c), acc[q][c]);
   }
-  for (int q = 0; q < M; ++q) {
-    const __m256 s = _mm256_add_ps(_mm256_add_ps(acc[q][0], acc[q][2]), _mm256_add_ps(acc[q][1], acc[q][3]));
-    const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-    const __m128 u = _mm_hadd_ps(t, t);
-    float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
-    for (int64_t i = np; i < n; ++i) {
-      const float p = Fp16ToFp32(k[i]) * qf[q * q_stride + i];
-      r += p;
-    }
-    out[q * out_stride] = r;
+  for (int q = 0; q < M; ++q)
+    s[q] = _mm256_add_ps(_mm256_add_ps(acc[q][0], acc[q][2]), _mm256_add_ps(acc[q][1], acc[q][3]));
+}
+
+// The row kernel's tail past the 32-element steps, one product at a time.
+inline float AddTail(float r, const uint16_t* k, const float* qf, int64_t np, int64_t n) {
+  for (int64_t i = np; i < n; ++i) {
+    const float p = Fp16ToFp32(k[i]) * qf[i];
+    r += p;
   }
+  return r;
+}
+
+// The row kernel's horizontal step: ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)).
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 float Reduce(__m256 s) {
+  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  const __m128 u = _mm_hadd_ps(t, t);
+  return _mm_cvtss_f32(_mm_hadd_ps(u, u));
+}
+
+// Reduce for eight sums at once, the same additions in the same order: the 128-bit
+// halves of pairs are added as one vector, then two rounds of hadd leave the results
+// in the order 0 2 4 6 1 3 5 7, which one permute puts back. ~2 operations per dot
+// instead of ~6, which for a 64-element head was as much as the dot itself.
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 __m256 Reduce8(const __m256* s) {
+  __m256 t[4];
+  for (int p = 0; p < 4; ++p)
+    t[p] = _mm256_add_ps(_mm256_permute2f128_ps(s[2 * p], s[2 * p + 1], 0x20),
+                         _mm256_permute2f128_ps(s[2 * p], s[2 * p + 1], 0x31));
+  const __m256 v = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
+  return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void Pass(const uint16_t* k, const float* qf, int64_t q_stride,
+                                                              int64_t n, float* out, int64_t out_stride) {
+  const int64_t np = n & ~int64_t{31};
+  __m256 s[M];
+  LaneSums<M>(k, qf, q_stride, np, s);
+  for (int q = 0; q < M; ++q) out[q * out_stride] = AddTail(Reduce(s[q]), k, qf + q * q_stride, np, n);
+}
+
+// M queries against `rows` (<= 8) K rows: out[q * out_stride + r].
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void RowsPass(const uint16_t* k, int64_t k_stride, int rows,
+                                                                  const float* qf, int64_t q_stride, int64_t n,
+                                                                  float* out, int64_t out_stride) {
+  const int64_t np = n & ~int64_t{31};
+  __m256 s[M][8];
+  for (int r = 0; r < rows; ++r) {
+    __m256 sr[M];
+    LaneSums<M>(k + r * k_stride, qf, q_stride, np, sr);
+    for (int q = 0; q < M; ++q) s[q][r] = sr[q];
+  }
+  for (int q = 0; q < M; ++q) {
+    float* o = out + q * out_stride;
+    if (rows == 8 && np == n) {
+      _mm256_storeu_ps(o, Reduce8(s[q]));
+      continue;
+    }
+    for (int r = 0; r < rows; ++r) o[r] = AddTail(Reduce(s[q][r]), k + r * k_stride, qf + q * q_stride, np, n);
+  }
+}
+
+UAII_DFQ_AVX512 void RowsAvx512(const uint16_t* k, int64_t k_stride, int64_t rows, const float* qf,
+                                int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; r += 8) {
+    const int rr = static_cast<int>(std::min<int64_t>(8, rows - r));
+    int q = 0;
+    for (; q + 4 <= nq; q += 4)
+      RowsPass<4>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+    for (; q < nq; ++q)
+      RowsPass<1>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+  }
+}
+
+UAII_DFQ_AVX2 void RowsAvx2(const uint16_t* k, int64_t k_stride, int64_t rows, const float* qf, int64_t q_stride,
+                            int nq, int64_t n, float* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; r += 8) {
+    const int rr = static_cast<int>(std::min<int64_t>(8, rows - r));
+    int q = 0;
+    for (; q + 2 <= nq; q += 2)
+      RowsPass<2>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+    if (q < nq)
+      RowsPass<1>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+  }
+}
+
+UAII_DFQ_AVX512 void PassesAvx512(const uint16_t* k, const float* qf, int64_t q_stride, int nq, int64_t n,
+                                  float* out, int64_t out_stride) {
+  int q = 0;
+  for (; q + 4 <= nq; q += 4) Pass<4>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
+  switch (nq - q) {
+    case 3: Pass<3>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    case 2: Pass<2>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    case 1: Pass<1>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    default: break;
+  }
+}
+
+UAII_DFQ_AVX2 void PassesAvx2(const uint16_t* k, const float* qf, int64_t q_stride, int nq, int64_t n, float* out,
+                              int64_t out_stride) {
+  int q = 0;
+  for (; q + 2 <= nq; q += 2) Pass<2>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
+  if (q < nq) Pass<1>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
 }
 
 bool HaveAvx2() {
   static const bool have = CpuHasAvx2();
   return have;
+}
+
+// The level DotF16Queries runs at: AVX-512 unless UAII_NO_AVX512 caps it at AVX2, as
+// for the matmul kernels (dispatch.h).
+IsaLevel AutoLevel() {
+  static const IsaLevel level = CpuSupports(IsaLevel::kAvx512) && std::getenv("UAII_NO_AVX512") == nullptr
+                                    ? IsaLevel::kAvx512
+                                    : HaveAvx2() ? IsaLevel::kAvx2 : IsaLevel::kScalar;
+  return level;
+}
+
+void DotRef(const uint16_t* k, const uint16_t* q16, int64_t q_stride, int nq, int64_t n, float* out,
+            int64_t out_stride) {
+  const VecDotFn dot = VecDotRef(TensorType::F16);
+  for (int q = 0; q < nq; ++q) out[q * out_stride] = dot(k, q16 + q * q_stride, n);
 }
 
 UAII_DFQ_AVX2 void WidenAvx2(const uint16_t* x, float* y, int64_t n) {
@@ -64,21 +183,32 @@ void WidenRowF16(const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = Fp16ToFp32(x[i]);
 }
 
+void DotF16QueriesAt(IsaLevel level, const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride,
+                     int nq, int64_t n, float* out, int64_t out_stride) {
+  if (level == IsaLevel::kAvx512 && CpuSupports(IsaLevel::kAvx512))
+    return PassesAvx512(k, qf, q_stride, nq, n, out, out_stride);
+  if ((level == IsaLevel::kAvx2 || level == IsaLevel::kAvx512) && HaveAvx2())
+    return PassesAvx2(k, qf, q_stride, nq, n, out, out_stride);
+  DotRef(k, q16, q_stride, nq, n, out, out_stride);
+}
+
 void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride, int nq, int64_t n,
                    float* out, int64_t out_stride) {
-  if (!HaveAvx2()) {
-    const VecDotFn dot = VecDotRef(TensorType::F16);
-    for (int q = 0; q < nq; ++q) out[q * out_stride] = dot(k, q16 + q * q_stride, n);
-    return;
-  }
-  int q = 0;
-  for (; q + 4 <= nq; q += 4) Pass<4>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
-  switch (nq - q) {
-    case 3: Pass<3>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
-    case 2: Pass<2>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
-    case 1: Pass<1>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
-    default: break;
-  }
+  DotF16QueriesAt(AutoLevel(), k, q16, qf, q_stride, nq, n, out, out_stride);
+}
+
+void DotF16QueriesRowsAt(IsaLevel level, const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16,
+                         const float* qf, int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  if (level == IsaLevel::kAvx512 && CpuSupports(IsaLevel::kAvx512))
+    return RowsAvx512(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
+  if ((level == IsaLevel::kAvx2 || level == IsaLevel::kAvx512) && HaveAvx2())
+    return RowsAvx2(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
+  for (int64_t r = 0; r < rows; ++r) DotRef(k + r * k_stride, q16, q_stride, nq, n, out + r, out_stride);
+}
+
+void DotF16QueriesRows(const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16, const float* qf,
+                       int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  DotF16QueriesRowsAt(AutoLevel(), k, k_stride, rows, q16, qf, q_stride, nq, n, out, out_stride);
 }
 
 }  // namespace uaii::kernels
@@ -87,10 +217,23 @@ namespace uaii::kernels {
 void WidenRowF16(const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = Fp16ToFp32(x[i]);
 }
-void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float*, int64_t q_stride, int nq, int64_t n,
-                   float* out, int64_t out_stride) {
+void DotF16QueriesAt(IsaLevel, const uint16_t* k, const uint16_t* q16, const float*, int64_t q_stride, int nq,
+                     int64_t n, float* out, int64_t out_stride) {
   const VecDotFn dot = VecDotRef(TensorType::F16);
   for (int q = 0; q < nq; ++q) out[q * out_stride] = dot(k, q16 + q * q_stride, n);
+}
+void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride, int nq, int64_t n,
+                   float* out, int64_t out_stride) {
+  DotF16QueriesAt(IsaLevel::kScalar, k, q16, qf, q_stride, nq, n, out, out_stride);
+}
+void DotF16QueriesRowsAt(IsaLevel, const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16,
+                         const float* qf, int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r)
+    DotF16QueriesAt(IsaLevel::kScalar, k + r * k_stride, q16, qf, q_stride, nq, n, out + r, out_stride);
+}
+void DotF16QueriesRows(const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16, const float* qf,
+                       int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  DotF16QueriesRowsAt(IsaLevel::kScalar, k, k_stride, rows, q16, qf, q_stride, nq, n, out, out_stride);
 }
 }  // namespace uaii::kernels
 #endif

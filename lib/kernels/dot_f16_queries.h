@@ -12,6 +12,8 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/dispatch.h"
+
 namespace uaii::kernels {
 
 // y[i] = the f32 value of f16 x[i] (exact), for the queries' qf.
@@ -19,5 +21,22 @@ void WidenRowF16(const uint16_t* x, float* y, int64_t n);
 
 void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride, int nq, int64_t n,
                    float* out, int64_t out_stride);
+
+// The same at a chosen level (tests): kAvx512 and kAvx2 fall back to the next level
+// the CPU has, anything else runs the reference row kernel per query. DotF16Queries
+// runs at AVX-512 (ymm, 32 registers: four queries per pass), capped at AVX2 (two per
+// pass) by UAII_NO_AVX512, as MatMul is.
+void DotF16QueriesAt(IsaLevel level, const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride,
+                     int nq, int64_t n, float* out, int64_t out_stride);
+
+// Several K rows (row r at k + r * k_stride) against the same queries:
+//   out[q * out_stride + r] = dot(row r, query q)        0 <= r < rows, 0 <= q < nq
+// the same bits as DotF16Queries row by row. Eight rows' horizontal steps are done
+// as one vector reduction (attention's scores, where a 64-element head made the
+// per-dot reduction as costly as the dot), and each query's scores land contiguous.
+void DotF16QueriesRows(const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16, const float* qf,
+                       int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride);
+void DotF16QueriesRowsAt(IsaLevel level, const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16,
+                         const float* qf, int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride);
 
 }  // namespace uaii::kernels

@@ -41,10 +41,10 @@ void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn) {
   }, 1);
 }
 
-// Decoding one query row, in two jobs over the cache instead of one task per head:
+// Decoding one query row, in three jobs over the cache instead of one task per head:
 // every head's scores for a range of cells (each K row read once for all the heads
-// that share it), then, after each head's softmax, the outputs for a range of value
-// dims (each V row read once likewise), so both jobs split evenly however few heads
+// that share it), each head's softmax, then the outputs for a range of value dims
+// (each V row read once likewise), so the cache jobs split evenly however few heads
 // there are. Every score and output is the same dot product, scaled and soft-capped
 // the same way, as in the prefill loop below, and a head's softmax still runs over
 // all its cells at once: results are identical.
@@ -75,29 +75,42 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   float* wf = wf_buf.data();
   for (int64_t h = 0; h < Hq; ++h) kernels::ConvertRowF16(q + h * D, q16 + h * D, D);
   kernels::WidenRowF16(q16, qf, Hq * D);
+  // A range of cells: every head's dot with each K row (a masked cell's too: its row
+  // holds zeros or an old position's values, and the -inf written over it below is all
+  // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
+  // scores scaled (and soft-capped) head by head over the range.
   auto scores = [&](int64_t j0, int64_t j1) {
+    for (int64_t hk = 0; hk < Hkv; ++hk) {
+      const int64_t h0 = hk * group;
+      kernels::DotF16QueriesRows(cache.K(p.layer, j0) + hk * D, Hkv * D, j1 - j0, q16 + h0 * D, qf + h0 * D, D,
+                                 static_cast<int>(group), D, w + h0 * n + j0, n);
+    }
+    for (int64_t h = 0; h < Hq; ++h) {
+      float* wh = w + h * n;
+      if (p.softcap > 0) {
+        for (int64_t j = j0; j < j1; ++j) wh[j] = Score(wh[j], p);
+      } else {
+        for (int64_t j = j0; j < j1; ++j) wh[j] *= p.scale;  // Score without a cap
+      }
+    }
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t pj = cache.CellPos(j);
-      const bool masked = pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window);
-      if (masked) {
+      if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
-        continue;
-      }
-      for (int64_t hk = 0; hk < Hkv; ++hk) {
-        const int64_t h0 = hk * group;
-        kernels::DotF16Queries(cache.K(p.layer, j) + hk * D, q16 + h0 * D, qf + h0 * D, D, static_cast<int>(group),
-                               D, w + h0 * n + j, n);
-      }
-      for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = Score(w[h * n + j], p);
     }
   };
   constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
   RunClaimed(pool, n, kCellGrain, scores);
-  for (int64_t h = 0; h < Hq; ++h) {
-    SoftmaxGgml(w + h * n, n);
-    kernels::ConvertRowF16(w + h * n, w16 + h * n, n);
-  }
-  kernels::WidenRowF16(w16, wf, Hq * n);
+  // Each head's softmax over all its cells, as a job over the heads (serial, it was a
+  // fifth of a 512-cell decode step's attention with the other thread idle).
+  auto softmax = [&](int64_t h0, int64_t h1) {
+    for (int64_t h = h0; h < h1; ++h) {
+      SoftmaxGgml(w + h * n, n);
+      kernels::ConvertRowF16(w + h * n, w16 + h * n, n);
+      kernels::WidenRowF16(w16 + h * n, wf + h * n, n);
+    }
+  };
+  RunClaimed(pool, Hq, 1, softmax);
   auto values = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {  // i = kv head * Dv + value dim
       const int64_t hk = i / Dv, d = i % Dv;
