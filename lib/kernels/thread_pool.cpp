@@ -44,6 +44,8 @@ int ThreadPool::DefaultThreadCount() {
 ThreadPool::ThreadPool(int num_threads) {
   if (const char* env = std::getenv("UAII_POOL_SPIN_US")) spin_us_ = std::clamp(std::atoi(env), 0, 1000);
   if (num_threads <= 0) num_threads = DefaultThreadCount();
+  claimed_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(num_threads));
+  for (int i = 0; i < num_threads; ++i) claimed_[i].store(0, std::memory_order_relaxed);
   workers_.reserve(static_cast<size_t>(num_threads - 1));
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
@@ -78,6 +80,12 @@ bool SpinUntil(Done done, int micros) {
 }
 
 }  // namespace
+
+bool ThreadPool::Claim(int chunk, uint64_t generation) {
+  uint64_t last = claimed_[chunk].load(std::memory_order_acquire);
+  return last < generation &&
+         claimed_[chunk].compare_exchange_strong(last, generation, std::memory_order_acq_rel);
+}
 
 void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
@@ -116,7 +124,7 @@ void ThreadPool::WorkerLoop(int index) {
       if (generation_.load(std::memory_order_relaxed) == g) break;
     }
     seen = g;
-    if (index < chunks) {
+    if (index < chunks && Claim(index, g)) {
       (*fn)(n * index / chunks, n * (index + 1) / chunks);
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mu_);
@@ -154,6 +162,13 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
   }
   if (sleepers > 0) work_cv_.notify_all();
   fn(0, n / chunks);
+  // Chunks whose workers have not started by now: run them here (see the top).
+  const uint64_t g = generation_.load(std::memory_order_relaxed);
+  for (int c = 1; c < chunks; ++c)
+    if (Claim(c, g)) {
+      fn(n * c / chunks, n * (c + 1) / chunks);
+      pending_.fetch_sub(1, std::memory_order_acq_rel);
+    }
   auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
   if (!SpinUntil(done, spin_us_)) {
     std::unique_lock<std::mutex> lock(mu_);

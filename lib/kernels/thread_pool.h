@@ -12,11 +12,19 @@
 // ParallelFor cost 150-320 us and slowed prefill), so it stays short and bounded;
 // UAII_POOL_SPIN_US (0..1000) overrides it, 0 = sleep at once. An idle pool always
 // ends up asleep.
+//
+// Late workers: each chunk is claimed once, by its worker or by the caller. When the
+// caller has run chunk 0 it claims every chunk whose worker has not started yet and
+// runs it itself, instead of waiting for a descheduled or sleeping worker to come
+// back (on a loaded machine that wait lasted a scheduler tick, milliseconds, for
+// jobs of a few microseconds). A worker that comes back late finds its chunk taken
+// and skips it. Which thread runs a chunk never changes its result.
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -37,8 +45,9 @@ class ThreadPool {
   // Calls fn(begin, end) on disjoint contiguous chunks covering [0, n) and returns
   // when all are done. At most num_threads() chunks, each at least `min_chunk` long
   // (except when n itself is smaller); chunk c covers [n*c/k, n*(c+1)/k). The caller
-  // runs chunk 0. Concurrent calls from different threads are serialized. `fn` must
-  // not call ParallelFor on the same pool.
+  // runs chunk 0, and any chunk whose worker has not started when chunk 0 is done.
+  // Concurrent calls from different threads are serialized. `fn` must not call
+  // ParallelFor on the same pool.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn,
                    int64_t min_chunk = 1);
 
@@ -48,6 +57,8 @@ class ThreadPool {
 
  private:
   void WorkerLoop(int index);
+  // Claims chunk `chunk` of job `generation` (see claimed_); true once per chunk and job.
+  bool Claim(int chunk, uint64_t generation);
 
   int spin_us_ = 20;  // see the comment at the top
 
@@ -60,7 +71,11 @@ class ThreadPool {
   // even (and new) once a job is published (the second bump under mu_).
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<int> pending_{0};          // worker chunks not yet finished
+  std::atomic<int> pending_{0};          // chunks 1.. not yet finished
+  // claimed_[c]: the generation of the last job whose chunk c someone claimed; a
+  // claim is a compare-exchange from an older generation, so each chunk of a job
+  // runs once and a worker still holding an old job's fields claims nothing.
+  std::unique_ptr<std::atomic<uint64_t>[]> claimed_;
   int sleepers_ = 0;                     // workers waiting on work_cv_; guarded by mu_
   // The current job, written between generation_'s two bumps.
   std::atomic<int64_t> n_{0};

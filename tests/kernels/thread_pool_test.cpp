@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdlib>
+#include <thread>
 #include <mutex>
 #include <vector>
 
@@ -71,4 +73,29 @@ TEST_CASE("thread pool: workers that sit a job out never run a torn job", "[thre
   }
   CHECK(bad.load() == 0);
   CHECK(runs.load() > 0);
+}
+
+// Workers that sleep at once (no spin) wake 10-50 us after a job is published, long
+// after the caller has run its own empty chunk: the caller claims and runs theirs
+// instead of waiting, and a worker that wakes to a claimed chunk skips it. Every
+// element is still run exactly once.
+TEST_CASE("thread pool: the caller runs the chunks of workers that have not started", "[thread_pool]") {
+  setenv("UAII_POOL_SPIN_US", "0", 1);
+  uaii::ThreadPool pool(3);
+  unsetenv("UAII_POOL_SPIN_US");
+  const std::thread::id caller = std::this_thread::get_id();
+  int by_caller = 0;
+  for (int it = 0; it < 2000; ++it) {
+    std::vector<int> hits(3, 0);
+    std::vector<std::thread::id> who(3);
+    pool.ParallelFor(3, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        ++hits[static_cast<size_t>(i)];
+        who[static_cast<size_t>(i)] = std::this_thread::get_id();
+      }
+    });
+    for (int h : hits) REQUIRE(h == 1);
+    by_caller += (who[1] == caller) + (who[2] == caller);
+  }
+  CHECK(by_caller > 0);
 }
