@@ -29,7 +29,9 @@ int main(int argc, char** argv) {
   }
   using namespace uaii::runtime;
   std::vector<KvLayerShape> shapes(static_cast<size_t>(layers), KvLayerShape{hkv, d, d});
-  KvCache cache(shapes, ctx);
+  // Room for 128 more cells, as a session's max context leaves: each V^T row is then
+  // longer than the cells read, so the rows are not one contiguous stream.
+  KvCache cache(shapes, ctx + 128);
   uaii::ThreadPool pool(threads);
   std::vector<float> q(static_cast<size_t>(hq * d)), k(static_cast<size_t>(hkv * d)), v(k.size()), out(q.size());
   for (size_t i = 0; i < q.size(); ++i) q[i] = 0.01f * static_cast<float>(i % 37) - 0.2f;
