@@ -110,7 +110,10 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       kernels::WidenRowF16(w16 + h * n, wf + h * n, n);
     }
   };
-  RunClaimed(pool, Hq, 1, softmax);
+  // Heads in grains of ~4096 cells (several us of exp): Gemma 3's 4 heads at a few
+  // hundred cells stay on this thread rather than pay a job's hand-off.
+  constexpr int64_t kSoftmaxGrainCells = 4096;
+  RunClaimed(pool, Hq, std::max<int64_t>(1, kSoftmaxGrainCells / n), softmax);
   auto values = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {  // i = kv head * Dv + value dim
       const int64_t hk = i / Dv, d = i % Dv;
