@@ -80,10 +80,17 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
   auto scores = [&](int64_t j0, int64_t j1) {
-    for (int64_t hk = 0; hk < Hkv; ++hk) {
-      const int64_t h0 = hk * group;
-      kernels::DotF16QueriesRows(cache.K(p.layer, j0) + hk * D, Hkv * D, j1 - j0, q16 + h0 * D, qf + h0 * D, D,
-                                 static_cast<int>(group), D, w + h0 * n + j0, n);
+    // Eight cells at a time, every KV head's slice of them before the next eight: the
+    // rows' bytes are used whole while in L1 and the cache is read as one stream (head
+    // by head over the whole range, each pass read a quarter of every row, at a
+    // stride the prefetcher did not follow: the dots waited on K).
+    for (int64_t j = j0; j < j1; j += 8) {
+      const int64_t rows = std::min<int64_t>(8, j1 - j);
+      for (int64_t hk = 0; hk < Hkv; ++hk) {
+        const int64_t h0 = hk * group;
+        kernels::DotF16QueriesRows(cache.K(p.layer, j) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
+                                   static_cast<int>(group), D, w + h0 * n + j, n);
+      }
     }
     for (int64_t h = 0; h < Hq; ++h) {
       float* wh = w + h * n;
