@@ -34,10 +34,33 @@ double NowSeconds() {
 
 }  // namespace
 
-void AlignedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+void AlignedBytes::Free::operator()(uint8_t* p) const {
+  if (mapped) ::munmap(p, mapped);
+  else std::free(p);
+}
 
 AlignedBytes AlignedBytes::Allocate(uint64_t bytes) {
   AlignedBytes a;
+  if (bytes >= kHugeAllocBytes) {
+    // Over-map by 2 MiB and trim both ends: the kept range starts on a 2 MiB boundary.
+    const uint64_t size = AlignUp(bytes), huge = kHugeAllocBytes;
+    void* p = ::mmap(nullptr, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      const auto raw = reinterpret_cast<uintptr_t>(p);
+      const uintptr_t start = (raw + huge - 1) / huge * huge;
+      if (start > raw) ::munmap(p, start - raw);
+      if (raw + size + huge > start + size)
+        ::munmap(reinterpret_cast<void*>(start + size), raw + size + huge - (start + size));
+#ifdef MADV_HUGEPAGE
+      const char* env = std::getenv("UAII_HUGE_PAGES");
+      if (env == nullptr || std::string(env) != "0")
+        ::madvise(reinterpret_cast<void*>(start), size / huge * huge, MADV_HUGEPAGE);
+#endif
+      a.data = std::unique_ptr<uint8_t, Free>(reinterpret_cast<uint8_t*>(start), Free{size});
+      a.size = bytes;
+      return a;
+    }  // else: posix_memalign below
+  }
   void* p = nullptr;
   if (::posix_memalign(&p, kDirectIoAlign, std::max<uint64_t>(bytes, 1)) != 0) p = nullptr;
   a.data.reset(static_cast<uint8_t*>(p));

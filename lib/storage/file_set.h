@@ -50,13 +50,26 @@ constexpr uint64_t kDirectIoSlack = 2 * kDirectIoAlign;
 // smaller ones read exactly their pages when the file streams with direct I/O.
 constexpr uint64_t kSequentialReadBytes = uint64_t{4} << 20;
 
-// Owned, kDirectIoAlign-aligned bytes (usable as a direct I/O destination).
+// Owned, kDirectIoAlign-aligned bytes (usable as a direct I/O destination). From
+// kHugeAllocBytes up they are mapped 2 MiB-aligned and advised MADV_HUGEPAGE (the
+// mapping is the size rounded to 4 KiB: only whole 2 MiB ranges inside it become huge
+// pages, so nothing beyond the plan's bytes is committed). Why: a direct read's
+// request is cut at the device's max_segments (254 on the dev VM's virtio disk) of
+// physically contiguous memory; 4 KiB pages make a 4 MiB request 1024 segments, i.e.
+// four or more requests of at most 1 MiB, and 2 MiB pages make it two segments.
+// UAII_HUGE_PAGES=0 skips the advice (A/B), as util/huge_pages.h does.
 struct AlignedBytes {
-  struct Free { void operator()(uint8_t* p) const; };
+  struct Free {
+    Free() noexcept : mapped(0) {}
+    explicit Free(uint64_t m) noexcept : mapped(m) {}
+    void operator()(uint8_t* p) const;
+    uint64_t mapped;  // bytes mapped (0: from posix_memalign)
+  };
   std::unique_ptr<uint8_t, Free> data;
   uint64_t size = 0;
   static AlignedBytes Allocate(uint64_t bytes);
 };
+constexpr uint64_t kHugeAllocBytes = uint64_t{2} << 20;
 
 // Test seams: replace the system calls (nullptr = the real one).
 struct FileIoHooks {

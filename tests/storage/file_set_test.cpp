@@ -342,3 +342,19 @@ TEST_CASE("file set: asynchronous staged reads, several in flight, return the fi
   CHECK(!files.BeginStaged(*fi, 100, 700 << 10, bufs[0].data.get(), 700 << 10, &r));
   std::remove(path.c_str());
 }
+
+TEST_CASE("file set: staging-sized buffers start on a 2 MiB boundary (huge pages), small ones on 4 KiB",
+          "[storage][io]") {
+  for (uint64_t bytes : {uint64_t{100}, uint64_t{4096}, (uint64_t{2} << 20) - 1, uint64_t{2} << 20,
+                         (uint64_t{5} << 20) + 123}) {
+    INFO("bytes " << bytes);
+    AlignedBytes a = AlignedBytes::Allocate(bytes);
+    REQUIRE(a.data);
+    CHECK(a.size == bytes);
+    const auto addr = reinterpret_cast<uintptr_t>(a.data.get());
+    CHECK(addr % kDirectIoAlign == 0);
+    if (bytes >= kHugeAllocBytes) CHECK(addr % kHugeAllocBytes == 0);
+    std::fill(a.data.get(), a.data.get() + bytes, uint8_t{0x5a});  // all of it is ours
+    CHECK(a.data.get()[bytes - 1] == 0x5a);
+  }
+}
