@@ -189,6 +189,8 @@ TEST_CASE("staging: chunks in sequence are prefetched, out of sequence read dire
     auto st = pipe.stats();
     CHECK(st.hits + st.misses > 0);
     if (buffers == 2) CHECK(st.hits > 0);
+    if (buffers == 2) CHECK(st.worker_reads > 0);  // page-cache bytes: the reader thread copies them
+    CHECK(st.engine_reads == 0);
     std::vector<uint8_t> row(100);
     REQUIRE(pipe.ReadDirect(*fi, 1000, 100, row.data()).ok());
     CHECK(std::equal(row.begin(), row.end(), data.begin() + 1000));
@@ -229,6 +231,7 @@ TEST_CASE("staging: a cold file's chunks are read by the engine's own direct rea
         CHECK(std::equal(*b, *b + seq[i].bytes, data.begin() + seq[i].offset));
       }
     CHECK(pipe.stats().hits > 0);
+    if (files.direct(*fi) && files.uring()) CHECK(pipe.stats().engine_reads > 0);  // no hand-over
     // Destroyed with a read in flight: waited for first.
     REQUIRE(pipe.Acquire(0).ok());
   }
