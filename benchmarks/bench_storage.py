@@ -28,8 +28,9 @@ median of its recent runs, and their spread gives the prediction's range). The t
 then says so.
 
 Also per run: the device's busy fraction (io_ticks of /proc/diskstats over the process's
-wall time, load included) and the % of a roofline from the mean of the disk figures
-around the run (beside the usual one, from the better of them).
+wall time, load included), the CPU time everything else on the machine used meanwhile
+(/proc/stat busy time minus the run's own), and the % of a roofline from the mean of
+the disk figures around the run (beside the usual one, from the better of them).
 
 Cold = the file dropped from the page cache (POSIX_FADV_DONTNEED) before the run;
 streamed reads then come from the device for the whole run (direct I/O does not fill
@@ -99,15 +100,26 @@ def device_counters(path):
     return None
 
 
+def cpu_busy_seconds():
+    """CPU time all processes spent busy so far (user + nice + system + irq + softirq +
+    steal, from /proc/stat), or None."""
+    try:
+        with open("/proc/stat") as f:
+            c = [int(x) for x in f.readline().split()[1:]]
+        return (c[0] + c[1] + c[2] + c[5] + c[6] + (c[7] if len(c) > 7 else 0)) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def run_uaii(exe, model, flags, tokens, env):
     args = [str(exe), "generate", "--model", str(model), "-p", "hello world", "--max-tokens", str(tokens),
             "--max-context", "256", "--json", *flags]
-    dev0, t0 = device_counters(model), time.perf_counter()
+    dev0, cpu0, t0 = device_counters(model), cpu_busy_seconds(), time.perf_counter()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out = p.stdout.read()
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
-    dev1, wall = device_counters(model), time.perf_counter() - t0
+    dev1, cpu1, wall = device_counters(model), cpu_busy_seconds(), time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(err.decode())
     doc = json.loads(out)
@@ -132,6 +144,11 @@ def run_uaii(exe, model, flags, tokens, env):
         # (other processes' I/O on it included): how busy the engine kept the device.
         "device_read_bytes": (dev1[0] - dev0[0]) * 512 if dev0 and dev1 else None,
         "device_busy_fraction": (dev1[1] - dev0[1]) / 1000 / wall if dev0 and dev1 and wall > 0 else None,
+        # CPU time of everything else on the machine during the run (busy time of all
+        # CPUs minus the run's own user + system time): a resident 2-thread decode on
+        # 2 cores slows down by about that share.
+        "other_cpu_seconds": (cpu1 - cpu0 - ru.ru_utime - ru.ru_stime) if cpu0 is not None and cpu1 is not None
+        else None,
     }
 
 
@@ -197,7 +214,7 @@ def table(res):
     rows = ["| budget | cache | decode tok/s | read GiB/token (planned) | disk GB/s before / after | roofline tok/s "
             "| % of roofline | % of mean-disk roofline | predicted tok/s (range) | error % | prediction source "
             "| probes alone tok/s (error %) | predicted, same-run disk | error % | I/O wait s "
-            "| decode I/O wait s/token (predicted) | device busy % | peak RSS MiB |", "|" + "---|" * 18]
+            "| decode I/O wait s/token (predicted) | device busy % | other CPU s | peak RSS MiB |", "|" + "---|" * 19]
     for r in res["runs"]:
         b = f"{r['budget_gib']} GiB" if r["budget_gib"] else "none"
         f = lambda v, d=2: "—" if v is None else f"{v:.{d}f}"
@@ -214,12 +231,13 @@ def table(res):
                     f"{f(r.get('decode_io_wait_seconds_per_token'))} "
                     f"({f(r.get('predicted_io_wait_seconds_per_token'))}) | "
                     f"{f(None if r.get('device_busy_fraction') is None else 100 * r['device_busy_fraction'], 0)} | "
+                    f"{f(r.get('other_cpu_seconds'), 1)} | "
                     f"{r['peak_rss_bytes'] / (1 << 20):.0f} |")
     for r in res.get("llamacpp", []):
         if "skipped" in r:
             continue
         rows.append(f"| llama.cpp mmap | {r['cache']} | {r['decode_tokens_per_s']:.2f} (load {r['load_seconds']:.1f} s) "
-                    f"| — | — | — | — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
+                    f"| — | — | — | — | — | — | — | — | — | — | — | — | — | — | — | {r['process_peak_rss_bytes'] / (1 << 20):.0f} (process) |")
     cal = res.get("calibration_runs")
     if cal:
         runs = ", ".join(f"{c['budget_gib'] or 'none'}{' GiB' if c['budget_gib'] else ''} {c['cache']} "
