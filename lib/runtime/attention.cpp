@@ -54,8 +54,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
   // Cells [0, n): as in the prefill loop below.
-  const int64_t n =
-      std::min(cache.n_cells(), (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
+  const int64_t n = cache.DecodeCells(qp);
   // The calling thread's scratch (no allocation per token once warm), read by the
   // pool's threads through these pointers: queries in f16 [Hq, D], scores [Hq, n],
   // softmax weights in f16 [Hq, n].
@@ -164,8 +163,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       const int64_t qp = pos[t];
       // Cells [0, n): a multiple of 32 covering qp; padded cells hold zeros and are masked.
       // With a KV window, once the ring wraps every cell is read; cells record their position.
-      const int64_t n = std::min(cache.n_cells(),
-                                 (qp + 1 + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign);
+      const int64_t n = cache.DecodeCells(qp);
       w.assign(static_cast<size_t>(group * n), -std::numeric_limits<float>::infinity());
       w16.assign(static_cast<size_t>(group * n), 0);
       wf.resize(static_cast<size_t>(group * n));

@@ -14,6 +14,7 @@
 // rows still attends to. Until the ring wraps, cell == position, so a windowed run is
 // bit-identical to an unbounded one.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,12 @@ class KvCache {
   }
   // Zeroes the cells of positions >= from: forgetting positions keeps padded dots exact.
   void Clear(int64_t from);
+
+  // Cells a decode step at position qp reads: a multiple of kCellAlign covering qp,
+  // every cell once the window's ring has wrapped (runtime/attention.cpp).
+  int64_t DecodeCells(int64_t qp) const {
+    return std::min(n_cells_, (qp + 1 + kCellAlign - 1) / kCellAlign * kCellAlign);
+  }
 
   int64_t window() const { return window_; }
   int64_t sinks() const { return sinks_; }
