@@ -364,3 +364,20 @@ def test_a_full_context(tiny_path):
         if r.stop_reason == "context_full":
             # The last token is sampled from position 16's logits and needs no KV slot.
             assert r.usage.prompt_tokens + r.usage.completion_tokens <= 16 + 1
+
+
+# ---- the storage calibration (docs/storage.md, "Observed figures") ----
+
+def test_a_session_teaches_the_calibration_only_when_asked(model, tmp_path, monkeypatch):
+    for learn in (False, True):
+        home = tmp_path / f"home-{learn}"
+        home.mkdir()
+        monkeypatch.setenv("UAII_HOME", str(home))
+        with uaii.Session(model, learn_calibration=learn) as s:
+            s.generate("The capital of France is", max_tokens=4, temperature=0.0)
+        cache = home / "calibration.json"
+        if not learn:
+            assert not cache.exists()
+            continue
+        observed = json.loads(cache.read_text()).get("observed", {})
+        assert observed, "a learning session folded nothing into the calibration"

@@ -33,7 +33,7 @@ class Session {
  public:
   Session(const Model& model, const std::optional<std::string>& preset, std::optional<double> ram_gb,
           int64_t kv_window, std::optional<int64_t> threads, const std::string& device,
-          std::optional<int64_t> max_context) {
+          std::optional<int64_t> max_context, bool learn_calibration) {
     uaii_session_options o;
     uaii_session_options_init(&o);
     o.preset = PresetFrom(preset);
@@ -51,6 +51,7 @@ class Session {
     if (device.find('\0') != std::string::npos) Fail(UAII_ERR_INVALID_ARGUMENT, "device contains a NUL character");
     o.device = device.c_str();
     if (max_context) o.max_context = *max_context;
+    o.learn_calibration = learn_calibration ? 1 : 0;
 
     auto core = std::make_shared<SessionCore>();
     core->model = model.handle();
@@ -176,23 +177,25 @@ void BindSession(py::module_& m) {
 A conversation with a model: its KV cache, sampling state and last result.
 
     uaii.Session(model, preset=None, ram_gb=None, kv_window=0, threads=None,
-                 device="cpu", max_context=None)
+                 device="cpu", max_context=None, learn_calibration=False)
 
 preset: None / "none" (everything resident, the default), "laptop", "desktop",
 "server", "phone". ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV
 cache window in tokens (0: unbounded up to max_context). threads: None uses the
 physical cores. device: "cpu" or "auto". max_context: None uses the model's training
-context, capped at 4096.
+context, capped at 4096. learn_calibration: True folds what each generate / chat call
+measured into the storage cost model's calibration in $UAII_HOME, as `uaii generate`
+does (the C ABI's uaii_session_options.learn_calibration; docs/storage.md).
 
 A session belongs to one thread at a time (a second thread's call raises
 InvalidStateError); make one session per thread, they may share one model. Use it as
 a context manager or call close().
 )doc")
       .def(py::init<const Model&, const std::optional<std::string>&, std::optional<double>, int64_t,
-                    std::optional<int64_t>, const std::string&, std::optional<int64_t>>(),
+                    std::optional<int64_t>, const std::string&, std::optional<int64_t>, bool>(),
            py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
            py::arg("kv_window") = 0, py::arg("threads") = py::none(), py::arg("device") = "cpu",
-           py::arg("max_context") = py::none())
+           py::arg("max_context") = py::none(), py::arg("learn_calibration") = false)
       .def(
           "generate",
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,

@@ -103,7 +103,7 @@ class Session:
     """A conversation with a model; one thread at a time."""
     def __init__(self, model: Model, preset: Optional[Preset] = None, ram_gb: Optional[float] = None,
                  kv_window: int = 0, threads: Optional[int] = None, device: str = "cpu",
-                 max_context: Optional[int] = None) -> None: ...
+                 max_context: Optional[int] = None, learn_calibration: bool = False) -> None: ...
     @overload
     def generate(self, prompt: str, *, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
