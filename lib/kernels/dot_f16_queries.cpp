@@ -154,8 +154,8 @@ bool HaveAvx2() {
   return have;
 }
 
-// The level DotF16Queries runs at: AVX-512 unless UAII_NO_AVX512 caps it at AVX2, as
-// for the matmul kernels (dispatch.h).
+// The level DotF16Queries runs at, decided once: AVX-512 unless UAII_NO_AVX512 caps it
+// at AVX2, as for the matmul kernels (dispatch.h).
 IsaLevel AutoLevel() {
   static const IsaLevel level = CpuSupports(IsaLevel::kAvx512) && std::getenv("UAII_NO_AVX512") == nullptr
                                     ? IsaLevel::kAvx512
@@ -183,32 +183,50 @@ void WidenRowF16(const uint16_t* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = Fp16ToFp32(x[i]);
 }
 
+namespace {
+
+// `level` lowered to what this CPU has (tests ask for levels; DotF16Queries's
+// AutoLevel is already one), so the per-call dispatch below checks nothing else.
+IsaLevel Supported(IsaLevel level) {
+  if (level == IsaLevel::kAvx512 && CpuSupports(IsaLevel::kAvx512)) return level;
+  if ((level == IsaLevel::kAvx2 || level == IsaLevel::kAvx512) && HaveAvx2()) return IsaLevel::kAvx2;
+  return IsaLevel::kScalar;
+}
+
+void Dots(IsaLevel supported, const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride, int nq,
+          int64_t n, float* out, int64_t out_stride) {
+  if (supported == IsaLevel::kAvx512) return PassesAvx512(k, qf, q_stride, nq, n, out, out_stride);
+  if (supported == IsaLevel::kAvx2) return PassesAvx2(k, qf, q_stride, nq, n, out, out_stride);
+  DotRef(k, q16, q_stride, nq, n, out, out_stride);
+}
+
+void RowDots(IsaLevel supported, const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16,
+             const float* qf, int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
+  if (supported == IsaLevel::kAvx512) return RowsAvx512(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
+  if (supported == IsaLevel::kAvx2) return RowsAvx2(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
+  for (int64_t r = 0; r < rows; ++r) DotRef(k + r * k_stride, q16, q_stride, nq, n, out + r, out_stride);
+}
+
+}  // namespace
+
 void DotF16QueriesAt(IsaLevel level, const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride,
                      int nq, int64_t n, float* out, int64_t out_stride) {
-  if (level == IsaLevel::kAvx512 && CpuSupports(IsaLevel::kAvx512))
-    return PassesAvx512(k, qf, q_stride, nq, n, out, out_stride);
-  if ((level == IsaLevel::kAvx2 || level == IsaLevel::kAvx512) && HaveAvx2())
-    return PassesAvx2(k, qf, q_stride, nq, n, out, out_stride);
-  DotRef(k, q16, q_stride, nq, n, out, out_stride);
+  Dots(Supported(level), k, q16, qf, q_stride, nq, n, out, out_stride);
 }
 
 void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride, int nq, int64_t n,
                    float* out, int64_t out_stride) {
-  DotF16QueriesAt(AutoLevel(), k, q16, qf, q_stride, nq, n, out, out_stride);
+  Dots(AutoLevel(), k, q16, qf, q_stride, nq, n, out, out_stride);
 }
 
 void DotF16QueriesRowsAt(IsaLevel level, const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16,
                          const float* qf, int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
-  if (level == IsaLevel::kAvx512 && CpuSupports(IsaLevel::kAvx512))
-    return RowsAvx512(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
-  if ((level == IsaLevel::kAvx2 || level == IsaLevel::kAvx512) && HaveAvx2())
-    return RowsAvx2(k, k_stride, rows, qf, q_stride, nq, n, out, out_stride);
-  for (int64_t r = 0; r < rows; ++r) DotRef(k + r * k_stride, q16, q_stride, nq, n, out + r, out_stride);
+  RowDots(Supported(level), k, k_stride, rows, q16, qf, q_stride, nq, n, out, out_stride);
 }
 
 void DotF16QueriesRows(const uint16_t* k, int64_t k_stride, int64_t rows, const uint16_t* q16, const float* qf,
                        int64_t q_stride, int nq, int64_t n, float* out, int64_t out_stride) {
-  DotF16QueriesRowsAt(AutoLevel(), k, k_stride, rows, q16, qf, q_stride, nq, n, out, out_stride);
+  RowDots(AutoLevel(), k, k_stride, rows, q16, qf, q_stride, nq, n, out, out_stride);
 }
 
 }  // namespace uaii::kernels
