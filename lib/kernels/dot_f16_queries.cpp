@@ -1,6 +1,7 @@
-// DotF16Queries (dot_f16_queries.h): AVX2 + FMA + F16C passes over K, four queries
-// per pass where AVX-512VL gives 32 vector registers and two where AVX2's 16 must
-// hold them; the reference row kernel per query without AVX2.
+// DotF16Queries (dot_f16_queries.h): AVX2 + FMA + F16C passes over K, two queries per
+// pass where AVX2's 16 registers must hold them; with AVX-512, the same sums on 16-lane
+// registers, up to eight queries and two rows per pass; the reference row kernel per
+// query without AVX2.
 #include "kernels/dot_f16_queries.h"
 
 #include <algorithm>
@@ -13,6 +14,9 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+// GCC 12's AVX-512 intrinsics (_mm512_undefined_ps's self-initialised operand) warn
+// maybe-uninitialized when they inline here; a known false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #define UAII_DFQ_AVX2 __attribute__((target("avx2,fma,f16c")))
 // The same ymm instructions, compiled where ymm16-31 exist (EVEX encodings of the same
 // operations: identical results).
@@ -46,6 +50,41 @@ __attribute__((always_inline)) inline UAII_DFQ_AVX2 void LaneSums(const uint16_t
     s[q] = _mm256_add_ps(_mm256_add_ps(acc[q][0], acc[q][2]), _mm256_add_ps(acc[q][1], acc[q][3]));
 }
 
+// LaneSums for R rows (row r at k + r * k_stride) against M queries on 16-lane
+// registers, for the AVX-512 callers: the row kernel's accumulator pairs (a0 | a1) and
+// (a2 | a3) are each one zmm, so every product lands in the same lane in the same
+// order, and s = (a0 + a2) + (a1 + a3) is the two halves of their sum added. Half the
+// instructions of two ymm passes, and two rows share each query load (R = 2, M = 4:
+// 16 accumulators, 4 widened rows): the values phase did one load per FMA, with the
+// loads of the softmax weights from L1 the limit. s[r * M + q].
+template <int R, int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX512 void LaneSumsZ(const uint16_t* k, int64_t k_stride,
+                                                                     const float* qf, int64_t q_stride, int64_t np,
+                                                                     __m256* s) {
+  __m512 acc[R][M][2];
+  for (auto& ar : acc)
+    for (auto& aq : ar) aq[0] = aq[1] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < np; i += 32) {
+    __m512 kv[R][2];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < 2; ++c)
+        kv[r][c] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(k + r * k_stride + i + 16 * c)));
+    for (int q = 0; q < M; ++q) {
+      const __m512 w0 = _mm512_loadu_ps(qf + q * q_stride + i), w1 = _mm512_loadu_ps(qf + q * q_stride + i + 16);
+      for (int r = 0; r < R; ++r) {
+        acc[r][q][0] = _mm512_fmadd_ps(kv[r][0], w0, acc[r][q][0]);
+        acc[r][q][1] = _mm512_fmadd_ps(kv[r][1], w1, acc[r][q][1]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < M; ++q) {
+      const __m512 z = _mm512_add_ps(acc[r][q][0], acc[r][q][1]);
+      s[r * M + q] = _mm256_add_ps(_mm512_castps512_ps256(z),
+                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1)));
+    }
+}
+
 // The row kernel's tail past the 32-element steps, one product at a time.
 inline float AddTail(float r, const uint16_t* k, const float* qf, int64_t np, int64_t n) {
   for (int64_t i = np; i < n; ++i) {
@@ -75,16 +114,33 @@ __attribute__((always_inline)) inline UAII_DFQ_AVX2 __m256 Reduce8(const __m256*
   return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
+// M queries' lane sums s[q] for one row, reduced and stored: out[q * out_stride].
 template <int M>
-__attribute__((always_inline)) inline UAII_DFQ_AVX2 void Pass(const uint16_t* k, const float* qf, int64_t q_stride,
-                                                              int64_t n, float* out, int64_t out_stride) {
-  const int64_t np = n & ~int64_t{31};
-  __m256 s[M];
-  LaneSums<M>(k, qf, q_stride, np, s);
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void StoreSums(const __m256* s, const uint16_t* k, const float* qf,
+                                                                   int64_t q_stride, int64_t np, int64_t n,
+                                                                   float* out, int64_t out_stride) {
   for (int q = 0; q < M; ++q) out[q * out_stride] = AddTail(Reduce(s[q]), k, qf + q * q_stride, np, n);
 }
 
-// M queries against `rows` (<= 8) K rows: out[q * out_stride + r].
+// M queries' lane sums s[q][r] for `rows` (<= 8) rows, reduced and stored:
+// out[q * out_stride + r].
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void StoreRowSums(__m256 (*s)[8], int rows, const uint16_t* k,
+                                                                      int64_t k_stride, const float* qf,
+                                                                      int64_t q_stride, int64_t np, int64_t n,
+                                                                      float* out, int64_t out_stride) {
+  for (int q = 0; q < M; ++q) {
+    float* o = out + q * out_stride;
+    if (rows == 8 && np == n) {
+      _mm256_storeu_ps(o, Reduce8(s[q]));
+      continue;
+    }
+    for (int r = 0; r < rows; ++r) o[r] = AddTail(Reduce(s[q][r]), k + r * k_stride, qf + q * q_stride, np, n);
+  }
+}
+
+// M queries against `rows` (<= 8) rows: out[q * out_stride + r]. The ymm passes
+// (AVX2's 16 registers) take the rows one at a time; the zmm ones two at a time.
 template <int M>
 __attribute__((always_inline)) inline UAII_DFQ_AVX2 void RowsPass(const uint16_t* k, int64_t k_stride, int rows,
                                                                   const float* qf, int64_t q_stride, int64_t n,
@@ -96,14 +152,27 @@ __attribute__((always_inline)) inline UAII_DFQ_AVX2 void RowsPass(const uint16_t
     LaneSums<M>(k + r * k_stride, qf, q_stride, np, sr);
     for (int q = 0; q < M; ++q) s[q][r] = sr[q];
   }
-  for (int q = 0; q < M; ++q) {
-    float* o = out + q * out_stride;
-    if (rows == 8 && np == n) {
-      _mm256_storeu_ps(o, Reduce8(s[q]));
-      continue;
-    }
-    for (int r = 0; r < rows; ++r) o[r] = AddTail(Reduce(s[q][r]), k + r * k_stride, qf + q * q_stride, np, n);
+  StoreRowSums<M>(s, rows, k, k_stride, qf, q_stride, np, n, out, out_stride);
+}
+
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX512 void RowsPassZ(const uint16_t* k, int64_t k_stride, int rows,
+                                                                     const float* qf, int64_t q_stride, int64_t n,
+                                                                     float* out, int64_t out_stride) {
+  const int64_t np = n & ~int64_t{31};
+  __m256 s[M][8];
+  int r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    __m256 sr[2 * M];
+    LaneSumsZ<2, M>(k + r * k_stride, k_stride, qf, q_stride, np, sr);
+    for (int q = 0; q < M; ++q) s[q][r] = sr[q], s[q][r + 1] = sr[M + q];
   }
+  if (r < rows) {
+    __m256 sr[M];
+    LaneSumsZ<1, M>(k + r * k_stride, 0, qf, q_stride, np, sr);
+    for (int q = 0; q < M; ++q) s[q][r] = sr[q];
+  }
+  StoreRowSums<M>(s, rows, k, k_stride, qf, q_stride, np, n, out, out_stride);
 }
 
 UAII_DFQ_AVX512 void RowsAvx512(const uint16_t* k, int64_t k_stride, int64_t rows, const float* qf,
@@ -112,9 +181,9 @@ UAII_DFQ_AVX512 void RowsAvx512(const uint16_t* k, int64_t k_stride, int64_t row
     const int rr = static_cast<int>(std::min<int64_t>(8, rows - r));
     int q = 0;
     for (; q + 4 <= nq; q += 4)
-      RowsPass<4>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+      RowsPassZ<4>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
     for (; q < nq; ++q)
-      RowsPass<1>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
+      RowsPassZ<1>(k + r * k_stride, k_stride, rr, qf + q * q_stride, q_stride, n, out + q * out_stride + r, out_stride);
   }
 }
 
@@ -130,14 +199,34 @@ UAII_DFQ_AVX2 void RowsAvx2(const uint16_t* k, int64_t k_stride, int64_t rows, c
   }
 }
 
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX512 void PassZ(const uint16_t* k, const float* qf,
+                                                                 int64_t q_stride, int64_t n, float* out,
+                                                                 int64_t out_stride) {
+  const int64_t np = n & ~int64_t{31};
+  __m256 s[M];
+  LaneSumsZ<1, M>(k, 0, qf, q_stride, np, s);
+  StoreSums<M>(s, k, qf, q_stride, np, n, out, out_stride);
+}
+
+template <int M>
+__attribute__((always_inline)) inline UAII_DFQ_AVX2 void Pass(const uint16_t* k, const float* qf, int64_t q_stride,
+                                                              int64_t n, float* out, int64_t out_stride) {
+  const int64_t np = n & ~int64_t{31};
+  __m256 s[M];
+  LaneSums<M>(k, qf, q_stride, np, s);
+  StoreSums<M>(s, k, qf, q_stride, np, n, out, out_stride);
+}
+
 UAII_DFQ_AVX512 void PassesAvx512(const uint16_t* k, const float* qf, int64_t q_stride, int nq, int64_t n,
                                   float* out, int64_t out_stride) {
   int q = 0;
-  for (; q + 4 <= nq; q += 4) Pass<4>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
+  for (; q + 8 <= nq; q += 8) PassZ<8>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
+  for (; q + 4 <= nq; q += 4) PassZ<4>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride);
   switch (nq - q) {
-    case 3: Pass<3>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
-    case 2: Pass<2>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
-    case 1: Pass<1>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    case 3: PassZ<3>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    case 2: PassZ<2>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
+    case 1: PassZ<1>(k, qf + q * q_stride, q_stride, n, out + q * out_stride, out_stride); break;
     default: break;
   }
 }

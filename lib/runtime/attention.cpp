@@ -48,6 +48,10 @@ void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn) {
 // there are. Every score and output is the same dot product, scaled and soft-capped
 // the same way, as in the prefill loop below, and a head's softmax still runs over
 // all its cells at once: results are identical.
+// (One job per KV head, each thread doing its heads' three phases with no hand-off
+// between them, was slower with the caches evicted between layers as in decode,
+// whether a thread took one head at a time or its share at once: the per-head K
+// reads are strided.)
 void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int32_t qp, float* out,
                   ThreadPool* pool) {
   const KvLayerShape& s = cache.shape(p.layer);
@@ -105,10 +109,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
     }
   };
-  constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
-  RunClaimed(pool, n, kCellGrain, scores);
-  // Each head's softmax over all its cells, as a job over the heads (serial, it was a
-  // fifth of a 512-cell decode step's attention with the other thread idle).
+  // Heads [h0, h1)'s softmax over all their cells.
   auto softmax = [&](int64_t h0, int64_t h1) {
     for (int64_t h = h0; h < h1; ++h) {
       SoftmaxGgml(w + h * n, n);
@@ -116,18 +117,25 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       kernels::WidenRowF16(w16 + h * n, wf + h * n, n);
     }
   };
-  // Heads in grains of ~4096 cells (several us of exp): Gemma 3's 4 heads at a few
-  // hundred cells stay on this thread rather than pay a job's hand-off.
-  constexpr int64_t kSoftmaxGrainCells = 4096;
-  RunClaimed(pool, Hq, std::max<int64_t>(1, kSoftmaxGrainCells / n), softmax);
+  // A range of value dims (i = kv head * Dv + dim): each KV head's V^T rows in the
+  // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {  // i = kv head * Dv + value dim
-      const int64_t hk = i / Dv, d = i % Dv;
-      const uint16_t* vt = cache.Vt(p.layer, hk, d);
+    for (int64_t i = i0; i < i1;) {
+      const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
       const int64_t h0 = hk * group;
-      kernels::DotF16Queries(vt, w16 + h0 * n, wf + h0 * n, n, static_cast<int>(group), n, out + h0 * Dv + d, Dv);
+      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, d), cache.n_cells(), rows, w16 + h0 * n, wf + h0 * n, n,
+                                 static_cast<int>(group), n, out + h0 * Dv + d, Dv);
+      i += rows;
     }
   };
+  constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
+  RunClaimed(pool, n, kCellGrain, scores);
+  // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
+  // decode step's attention with the other thread idle), in grains of ~4096 cells
+  // (several us of exp): Gemma 3's 4 heads at a few hundred cells stay on this thread
+  // rather than pay a job's hand-off.
+  constexpr int64_t kSoftmaxGrainCells = 4096;
+  RunClaimed(pool, Hq, std::max<int64_t>(1, kSoftmaxGrainCells / n), softmax);
   RunClaimed(pool, Hkv * Dv, kDimGrain, values);
 }
 
@@ -183,10 +191,8 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       }
       kernels::WidenRowF16(w16.data(), wf.data(), group * n);
       float* o = out + (t * Hq + h0) * Dv;
-      for (int64_t d = 0; d < Dv; ++d) {
-        kernels::DotF16Queries(cache.Vt(p.layer, hk, d), w16.data(), wf.data(), n, static_cast<int>(group), n, o + d,
-                               Dv);
-      }
+      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, 0), cache.n_cells(), Dv, w16.data(), wf.data(), n,
+                                 static_cast<int>(group), n, o, Dv);
     }
   };
   const int64_t tasks = T * Hkv;

@@ -202,7 +202,64 @@ void ExpGgmlRow(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = ExpGgml(x[i]);
 }
 
+#ifdef UAII_OPS_AVX2
+namespace {
+// SoftmaxGgmlScalar 8 lanes at a time: the max is order-free (NaN lanes ignored, as
+// std::max(mx, v) does); each group of 16 is Exp8 twice (a lane out of its range goes
+// through ExpGgml, as ExpRowAvx2 does) and the group's sum is the same tree
+// ((l, l + 8) pairs, then (l, l + 4), then (0 + 2) + (1 + 3)) as vector adds; the
+// groups, the tail and the final scale are the scalar code's. It was a third of a
+// TinyLlama decode step's attention in L2 as scalar code.
+UAII_OPS_AVX2 void SoftmaxAvx2(float* v, int64_t n) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  __m256 m8 = _mm256_set1_ps(ninf);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) m8 = _mm256_max_ps(_mm256_loadu_ps(v + i), m8);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, m8);
+  float mx = ninf;
+  for (float l : lanes) mx = std::max(mx, l);
+  for (; i < n; ++i) mx = std::max(mx, v[i]);
+  const __m256 mxv = _mm256_set1_ps(mx), ninfv = _mm256_set1_ps(ninf);
+  double sum = 0.0;
+  for (i = 0; i + 16 <= n; i += 16) {
+    __m256 h[2];
+    for (int k = 0; k < 2; ++k) {
+      const __m256 x = _mm256_loadu_ps(v + i + 8 * k);
+      __m256 e;
+      if (!Exp8(_mm256_sub_ps(x, mxv), &e)) {
+        alignas(32) float t[8];
+        _mm256_store_ps(t, _mm256_sub_ps(x, mxv));
+        for (float& l : t) l = ExpGgml(l);
+        e = _mm256_load_ps(t);
+      }
+      h[k] = _mm256_blendv_ps(e, _mm256_setzero_ps(), _mm256_cmp_ps(x, ninfv, _CMP_EQ_OQ));
+      _mm256_storeu_ps(v + i + 8 * k, h[k]);
+    }
+    const __m256 a = _mm256_add_ps(h[0], h[1]);
+    const __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    const __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));  // (b0 + b2, b1 + b3)
+    sum += static_cast<double>(_mm_cvtss_f32(_mm_add_ss(c, _mm_shuffle_ps(c, c, 1))));
+  }
+  for (; i < n; ++i) {  // leftovers: libm expf
+    v[i] = std::exp(v[i] - mx);
+    sum += static_cast<double>(v[i]);
+  }
+  const __m256 inv = _mm256_set1_ps(static_cast<float>(1.0 / sum));
+  for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(v + i, _mm256_mul_ps(_mm256_loadu_ps(v + i), inv));
+  for (; i < n; ++i) v[i] = v[i] * _mm256_cvtss_f32(inv);
+}
+}  // namespace
+#endif
+
 void SoftmaxGgml(float* v, int64_t n) {
+#ifdef UAII_OPS_AVX2
+  if (kernels::CpuHasAvx2()) return SoftmaxAvx2(v, n);
+#endif
+  SoftmaxGgmlScalar(v, n);
+}
+
+void SoftmaxGgmlScalar(float* v, int64_t n) {
   float mx = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i) mx = std::max(mx, v[i]);
   double sum = 0.0;

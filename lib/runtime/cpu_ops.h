@@ -54,7 +54,9 @@ void ExpGgmlRow(const float* x, float* y, int64_t n);
 // sum taken per group of 16 in _mm512_reduce_add_ps order and the groups added in
 // double; a tail of n % 16 goes through libm's expf, added in double. Used by
 // attention and the MoE router.
+// AVX2 lanes where the CPU has them, bit-identical to SoftmaxGgmlScalar (tests).
 void SoftmaxGgml(float* v, int64_t n);
+void SoftmaxGgmlScalar(float* v, int64_t n);
 
 void Swiglu(const float* gate, const float* up, int64_t n, float* y);  // silu(gate) * up
 void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(gate) * up

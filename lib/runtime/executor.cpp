@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "runtime/linear.h"
 #include "runtime/moe.h"
 #include "runtime/stage_linear.h"
+#include "runtime/step_profile.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -22,6 +24,7 @@ enum class Kind {
 
 struct Executor::Step {
   Kind kind;
+  const std::string* type = nullptr;  // the op type, for StepProfile
   std::string name;
   std::vector<int> in;       // slots, -1 = absent
   int out = -1;
@@ -101,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
       return absl::UnimplementedError(StrCat("op '", op.name, "' (", op.type, ") has no CPU implementation"));
     Step s;
     s.kind = kit->second;
+    s.type = &kit->first;
     s.name = op.name;
     for (const auto& n : op.inputs) s.in.push_back(n.empty() ? -1 : slot[n]);
     s.out = slot[op.outputs[0]];
@@ -231,7 +235,10 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
   auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
+  StepProfile* profile = StepProfile::Get();
+  if (profile) profile->AddRun(T);
   for (const Step& s : steps_) {
+    const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const int64_t n = numel(s.out);
     if (s.kind == Kind::kReshape) {
       buf[s.out] = buf[s.in[0]];
@@ -381,6 +388,8 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     }
     if (!st.ok()) return absl::Status(st.code(), StrCat("op '", s.name, "': ", std::string(st.message())));
     for (int sl : s.release) buf[sl].reset();
+    if (profile)
+      profile->AddStep(*s.type, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   // A few rows' logits are copied, so that their buffer stays in the pool (moved out,
   // a decode step allocated and zero-filled a vocab-sized buffer every token); a

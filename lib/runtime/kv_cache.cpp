@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/huge_pages.h"
+
 namespace uaii::runtime {
 
 namespace {
@@ -23,9 +25,24 @@ KvCache::KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t
     sinks_ = sinks;
   }
   cell_pos_.assign(static_cast<size_t>(n_cells_), -1);
+  // Every layer's K and V in one zeroed arena on huge pages (util/huge_pages.h): a
+  // decode step reads each layer's K and V^T rows after that layer's weights have
+  // passed through the caches, so they come from DRAM, and on 4 KiB pages each one
+  // was also a TLB miss (a two-level walk in a VM). Attention over 512 cells, caches
+  // evicted between layers as in decode: see docs/performance.md.
+  auto bytes_of = [&](int64_t elems) { return (static_cast<size_t>(elems) * 2 + 63) / 64 * 64; };
+  size_t total = 0;
+  for (const auto& l : layers_)
+    total += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_k) + bytes_of(n_cells_ * l.n_head_kv * l.head_dim_v);
+  arena_ = AllocateHugePageBuffer(total);
+  if (!arena_ && total > 0)  // no mapping: the heap, zeroed (value-initialised)
+    arena_ = std::shared_ptr<uint8_t>(new uint8_t[total](), std::default_delete<uint8_t[]>());
+  uint8_t* at = arena_.get();
   for (const auto& l : layers_) {
-    k_.emplace_back(static_cast<size_t>(n_cells_ * l.n_head_kv * l.head_dim_k), 0);
-    v_.emplace_back(static_cast<size_t>(n_cells_ * l.n_head_kv * l.head_dim_v), 0);
+    k_.push_back(reinterpret_cast<uint16_t*>(at));
+    at += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_k);
+    v_.push_back(reinterpret_cast<uint16_t*>(at));
+    at += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_v);
   }
 }
 
@@ -52,9 +69,9 @@ void KvCache::Clear(int64_t from) {
   for (int64_t c = from; c < n_cells_; ++c) cell_pos_[c] = -1;
   for (size_t l = 0; l < layers_.size(); ++l) {
     const auto& s = layers_[l];
-    std::fill(k_[l].begin() + from * s.n_head_kv * s.head_dim_k, k_[l].end(), 0);
+    std::fill(k_[l] + from * s.n_head_kv * s.head_dim_k, k_[l] + n_cells_ * s.n_head_kv * s.head_dim_k, 0);
     for (int64_t r = 0; r < s.n_head_kv * s.head_dim_v; ++r)
-      std::fill(v_[l].begin() + r * n_cells_ + from, v_[l].begin() + (r + 1) * n_cells_, 0);
+      std::fill(v_[l] + r * n_cells_ + from, v_[l] + (r + 1) * n_cells_, 0);
   }
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace uaii::runtime {
@@ -33,6 +34,10 @@ class KvCache {
   // n_ctx: positions allowed; window 0: one cell per position (unbounded up to n_ctx).
   KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window = 0, int64_t sinks = 0,
           int64_t max_batch = 0);
+  KvCache(const KvCache&) = delete;  // the arena is the cache's own
+  KvCache& operator=(const KvCache&) = delete;
+  KvCache(KvCache&&) = default;
+  KvCache& operator=(KvCache&&) = default;
 
   // Cells a cache of these parameters allocates (the ring when the window bounds it).
   static int64_t CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch);
@@ -40,10 +45,10 @@ class KvCache {
   int64_t n_cells() const { return n_cells_; }
   const KvLayerShape& shape(int layer) const { return layers_[layer]; }
 
-  uint16_t* K(int layer, int64_t cell) { return k_[layer].data() + cell * layers_[layer].n_head_kv * layers_[layer].head_dim_k; }
+  uint16_t* K(int layer, int64_t cell) { return k_[layer] + cell * layers_[layer].n_head_kv * layers_[layer].head_dim_k; }
   // Row of cells for (kv_head, dim).
   uint16_t* Vt(int layer, int64_t kv_head, int64_t d) {
-    return v_[layer].data() + (kv_head * layers_[layer].head_dim_v + d) * n_cells_;
+    return v_[layer] + (kv_head * layers_[layer].head_dim_v + d) * n_cells_;
   }
   // Zeroes the cells of positions >= from: forgetting positions keeps padded dots exact.
   void Clear(int64_t from);
@@ -73,7 +78,8 @@ class KvCache {
   int64_t window_ = 0, sinks_ = 0;
   int64_t n_cells_;
   std::vector<int32_t> cell_pos_;
-  std::vector<std::vector<uint16_t>> k_, v_;
+  std::shared_ptr<uint8_t> arena_;  // every layer's K and V (not shared between caches)
+  std::vector<uint16_t*> k_, v_;    // each layer's, in arena_
 };
 
 }  // namespace uaii::runtime

@@ -33,6 +33,19 @@ def test_generate_tiny_model_max_tokens(uaii_bin, fixtures_dir):
     assert doc["usage"]["completion_tokens"] <= 5
 
 
+def test_generate_step_profile_on_request(uaii_bin, fixtures_dir):
+    """UAII_PROFILE_STEPS=1 prints where the forward passes' time went, per operator kind."""
+    model = fixtures_dir / "tiny" / "tiny-llama-q8_0.gguf"
+    args = ["generate", "--model", model, "-p", "tok5 tok6", "--max-tokens", "4", "--json"]
+    plain = run_uaii(uaii_bin, *args)
+    assert "step profile" not in plain.stderr
+    p = run_uaii(uaii_bin, *args, env={"UAII_PROFILE_STEPS": "1"})
+    assert json.loads(p.stdout)["tokens"] == json.loads(plain.stdout)["tokens"]
+    decode = p.stderr[p.stderr.index("uaii step profile, decode"):]
+    assert "attention" in decode and "ms/token" in decode
+    assert "uaii step profile, prefill: 1 runs" in p.stderr
+
+
 def test_generate_usage_errors(uaii_bin, default_model):
     assert run_uaii(uaii_bin, "generate", "--model", default_model, check=False).returncode == 2
     assert run_uaii(uaii_bin, "generate", "-p", "x", "--max-tokens", "many", check=False).returncode == 2

@@ -4,11 +4,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "formats/fp16.h"
 #include "runtime/attention.h"
 #include "runtime/cpu_ops.h"
+#include "runtime/kv_cache.h"
+#include "runtime/step_profile.h"
 
 using namespace uaii;
 using namespace uaii::runtime;
@@ -140,6 +144,26 @@ TEST_CASE("ops: row exp and swiglu equal the scalar ExpGgml bit for bit") {
   }
 }
 
+// The vector softmax (AVX2 max, exp and group sums) equals the scalar ggml softmax bit
+// for bit: masked (-inf) cells, spreads that send lanes to the scalar exp (below
+// -87), lengths with and without a 16-group tail, an all-equal row.
+TEST_CASE("ops: softmax equals the scalar ggml softmax bit for bit") {
+  std::mt19937 rng(7);
+  for (int64_t n : {1, 7, 15, 16, 17, 31, 33, 100, 576, 1000}) {
+    for (float spread : {0.0f, 1.0f, 30.0f, 200.0f}) {
+      std::uniform_real_distribution<float> dist(-spread, spread);
+      std::vector<float> a(static_cast<size_t>(n));
+      for (auto& x : a) x = dist(rng);
+      for (int64_t i = 3; i < n; i += 7) a[static_cast<size_t>(i)] = -INFINITY;
+      std::vector<float> b = a;
+      SoftmaxGgml(a.data(), n);
+      SoftmaxGgmlScalar(b.data(), n);
+      INFO("n = " << n << " spread = " << spread);
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
 // Geglu's vector path (F16C conversion + table gather) equals the scalar lookup for
 // every half value of the gate, the +-10 short-cuts, NaN and a scalar tail.
 TEST_CASE("ops: geglu equals the scalar f16-table gelu for every half") {
@@ -156,4 +180,59 @@ TEST_CASE("ops: geglu equals the scalar f16-table gelu for every half") {
     if (std::memcmp(&ref, &y[i], 4) != 0) ++bad;
   }
   CHECK(bad == 0);
+}
+
+// The KV cache's layers share one arena (huge pages where the kernel gives them):
+// every layer's K and V^T rows start zeroed, do not overlap, and Clear zeroes the
+// cells from a position on in each of them.
+TEST_CASE("kv cache: layers' K and V are zeroed, disjoint, and cleared from a position") {
+  const std::vector<KvLayerShape> shapes = {{2, 8, 8}, {1, 16, 4}, {3, 4, 12}};
+  KvCache cache(shapes, 40);  // 64 cells
+  REQUIRE(cache.n_cells() == 64);
+  for (int l = 0; l < 3; ++l) {
+    const auto& s = shapes[static_cast<size_t>(l)];
+    for (int64_t c = 0; c < cache.n_cells(); ++c)
+      for (int64_t i = 0; i < s.n_head_kv * s.head_dim_k; ++i) REQUIRE(cache.K(l, c)[i] == 0);
+    for (int64_t h = 0; h < s.n_head_kv; ++h)
+      for (int64_t d = 0; d < s.head_dim_v; ++d)
+        for (int64_t c = 0; c < cache.n_cells(); ++c) REQUIRE(cache.Vt(l, h, d)[c] == 0);
+  }
+  // Each layer's K and V filled with its own value: none overwrites another's.
+  for (int l = 0; l < 3; ++l) {
+    const auto& s = shapes[static_cast<size_t>(l)];
+    std::fill_n(cache.K(l, 0), cache.n_cells() * s.n_head_kv * s.head_dim_k, static_cast<uint16_t>(10 + l));
+    std::fill_n(cache.Vt(l, 0, 0), cache.n_cells() * s.n_head_kv * s.head_dim_v, static_cast<uint16_t>(20 + l));
+  }
+  cache.Clear(5);
+  for (int l = 0; l < 3; ++l) {
+    const auto& s = shapes[static_cast<size_t>(l)];
+    for (int64_t c = 0; c < cache.n_cells(); ++c) {
+      const uint16_t k_want = c < 5 ? 10 + l : 0, v_want = c < 5 ? 20 + l : 0;
+      for (int64_t i = 0; i < s.n_head_kv * s.head_dim_k; ++i) REQUIRE(cache.K(l, c)[i] == k_want);
+      for (int64_t h = 0; h < s.n_head_kv; ++h)
+        for (int64_t d = 0; d < s.head_dim_v; ++d) REQUIRE(cache.Vt(l, h, d)[c] == v_want);
+    }
+  }
+}
+
+// The step profile (UAII_PROFILE_STEPS) keeps decode steps and prefill batches apart
+// and reports each kind's ms per token and share of its phase.
+TEST_CASE("step profile: decode and prefill apart, ms per token and shares") {
+  StepProfile prof;
+  for (int t = 0; t < 2; ++t) {  // two decode tokens: 3 ms of matmul, 1 ms of attention each
+    prof.AddRun(1);
+    prof.AddStep("matmul", 1, 0.002);
+    prof.AddStep("matmul", 1, 0.001);
+    prof.AddStep("attention", 1, 0.001);
+  }
+  prof.AddRun(8);  // one prefill batch of 8 tokens: 16 ms
+  prof.AddStep("matmul", 8, 0.016);
+  const std::string r = prof.Report();
+  INFO(r);
+  CHECK(r.find("decode: 2 runs, 2 tokens, 4 ms per token in steps") != std::string::npos);
+  CHECK(r.find("matmul             3.000 ms/token  75.0%      2.0 steps/run") != std::string::npos);
+  CHECK(r.find("attention          1.000 ms/token  25.0%      1.0 steps/run") != std::string::npos);
+  CHECK(r.find("prefill: 1 runs, 8 tokens, 2 ms per token in steps") != std::string::npos);
+  CHECK(r.find("matmul             2.000 ms/token 100.0%      1.0 steps/run") != std::string::npos);
+  CHECK(StepProfile().Report().empty());
 }
