@@ -389,7 +389,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     if (!st.ok()) return absl::Status(st.code(), StrCat("op '", s.name, "': ", std::string(st.message())));
     for (int sl : s.release) buf[sl].reset();
     if (profile)
-      profile->AddStep(*s.type, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      profile->AddStep(*s.type, s.name, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   // A few rows' logits are copied, so that their buffer stays in the pool (moved out,
   // a decode step allocated and zero-filled a vocab-sized buffer every token); a

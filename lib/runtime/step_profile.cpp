@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "util/str_cat.h"
 
@@ -23,7 +24,7 @@ StepProfile* StepProfile::Get() {
   static StepProfile* profile = [] {
     const char* v = std::getenv("UAII_PROFILE_STEPS");
     if (v == nullptr || *v == '\0' || *v == '0') return static_cast<StepProfile*>(nullptr);
-    static StepProfile p;
+    static StepProfile p(std::string_view(v) == "ops");
     p.print_at_exit_ = true;
     return &p;
   }();
@@ -37,10 +38,21 @@ void StepProfile::AddRun(int64_t tokens) {
   ph.tokens += tokens;
 }
 
-void StepProfile::AddStep(const std::string& kind, int64_t tokens, double seconds) {
+namespace {
+// "blk.12.attn_out" -> "blk.*.attn_out": a layer's op with its kind in every layer.
+std::string LayerlessName(const std::string& name) {
+  if (name.rfind("blk.", 0) != 0) return name;
+  size_t i = 4;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  return i > 4 ? "blk.*" + name.substr(i) : name;
+}
+}  // namespace
+
+void StepProfile::AddStep(const std::string& kind, const std::string& name, int64_t tokens, double seconds) {
+  const std::string key = by_op_ ? StrCat(kind, " ", LayerlessName(name)) : kind;
   std::lock_guard<std::mutex> lock(impl_->mu);
   Impl::Phase& ph = tokens == 1 ? impl_->decode : impl_->prefill;
-  auto& [s, steps] = ph.by_kind[kind];
+  auto& [s, steps] = ph.by_kind[key];
   s += seconds;
   ++steps;
   ph.total += seconds;
@@ -56,7 +68,8 @@ std::string StepProfile::Report() const {
                   ph->tokens, " tokens, ", ph->total * per, " ms per token in steps\n");
     for (const auto& [kind, v] : ph->by_kind) {
       char line[160];
-      std::snprintf(line, sizeof line, "  %-14s %9.3f ms/token %5.1f%%  %7.1f steps/run\n", kind.c_str(),
+      std::snprintf(line, sizeof line, "  %-*s %9.3f ms/token %5.1f%%  %7.1f steps/run\n", by_op_ ? 40 : 14,
+                    kind.c_str(),
                     v.first * per, 100.0 * v.first / ph->total,
                     static_cast<double>(v.second) / static_cast<double>(ph->runs));
       out += line;
@@ -65,7 +78,7 @@ std::string StepProfile::Report() const {
   return out;
 }
 
-StepProfile::StepProfile() : impl_(std::make_unique<Impl>()) {}
+StepProfile::StepProfile(bool by_op) : impl_(std::make_unique<Impl>()), by_op_(by_op) {}
 
 StepProfile::~StepProfile() {
   if (print_at_exit_) std::fputs(Report().c_str(), stderr);

@@ -221,12 +221,12 @@ TEST_CASE("step profile: decode and prefill apart, ms per token and shares") {
   StepProfile prof;
   for (int t = 0; t < 2; ++t) {  // two decode tokens: 3 ms of matmul, 1 ms of attention each
     prof.AddRun(1);
-    prof.AddStep("matmul", 1, 0.002);
-    prof.AddStep("matmul", 1, 0.001);
-    prof.AddStep("attention", 1, 0.001);
+    prof.AddStep("matmul", "blk.0.attn_out", 1, 0.002);
+    prof.AddStep("matmul", "blk.1.attn_out", 1, 0.001);
+    prof.AddStep("attention", "blk.0.attn", 1, 0.001);
   }
   prof.AddRun(8);  // one prefill batch of 8 tokens: 16 ms
-  prof.AddStep("matmul", 8, 0.016);
+  prof.AddStep("matmul", "output", 8, 0.016);
   const std::string r = prof.Report();
   INFO(r);
   CHECK(r.find("decode: 2 runs, 2 tokens, 4 ms per token in steps") != std::string::npos);
@@ -235,4 +235,15 @@ TEST_CASE("step profile: decode and prefill apart, ms per token and shares") {
   CHECK(r.find("prefill: 1 runs, 8 tokens, 2 ms per token in steps") != std::string::npos);
   CHECK(r.find("matmul             2.000 ms/token 100.0%      1.0 steps/run") != std::string::npos);
   CHECK(StepProfile().Report().empty());
+  // By op: each layer's alike ops together.
+  StepProfile ops(true);
+  ops.AddRun(1);
+  ops.AddStep("matmul", "blk.0.attn_out", 1, 0.002);
+  ops.AddStep("matmul", "blk.11.attn_out", 1, 0.002);
+  ops.AddStep("norm_linear", "output", 1, 0.004);
+  const std::string o = ops.Report();
+  INFO(o);
+  CHECK(o.find("matmul blk.*.attn_out") != std::string::npos);
+  CHECK(o.find("norm_linear output") != std::string::npos);
+  CHECK(o.find("50.0%      2.0 steps/run") != std::string::npos);
 }
