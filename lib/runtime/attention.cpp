@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include <unistd.h>
+
 #include "formats/fp16.h"
 #include "kernels/dot_f16_queries.h"
 #include "kernels/quantize_act.h"
@@ -21,24 +23,83 @@ inline float Score(float dot, const AttentionParams& p) {
   return sj;
 }
 
-// Runs fn over [0, n) on the pool, the threads claiming `grain`-long ranges from a
-// shared counter (a thread that starts late, asleep or preempted, leaves its share
-// to the others instead of making them wait); inline without a pool. Which thread
-// runs a range never changes its result. The job captures one pointer, which
-// std::function stores inline (no allocation per job).
-template <typename Fn>
-void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn) {
-  if (pool == nullptr || pool->num_threads() == 1 || n <= grain) return fn(int64_t{0}, n);
+// Runs fn over [0, n) in `grain`-long ranges on the pool; inline without a pool. The
+// ranges are dealt out as one run of consecutive ranges per thread, each claimed from
+// that run's counter, as a stage's grains are (runtime/stage_linear.cpp): a thread
+// reads its own contiguous part of the cache, which its `prologue(run, runs)` (called
+// once per run, before that run's ranges, on the thread that takes the run) may
+// bring into its core's caches. A thread that has finished its run claims the rest
+// of the others', so a thread that starts late, asleep or preempted, leaves its share
+// to the one that is running. Which thread runs a range never changes its result.
+// The job captures one pointer, which std::function stores inline (no allocation).
+struct NoPrologue {
+  void operator()(int64_t, int64_t) const {}
+};
+
+// The first range of run r of `runs` over [0, n) in `grain`-long ranges.
+int64_t RunBegin(int64_t n, int64_t grain, int64_t r, int64_t runs) {
+  return std::min(n, (n + grain - 1) / grain * r / runs * grain);
+}
+
+template <typename Fn, typename Prologue = NoPrologue>
+void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn, Prologue prologue = {}) {
+  if (pool == nullptr || pool->num_threads() == 1 || n <= grain) {
+    prologue(int64_t{0}, int64_t{1});
+    return fn(int64_t{0}, n);
+  }
+  struct alignas(64) Run {  // one run's next range and end; own cache line
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  constexpr int kMaxRuns = 64;
   struct Claim {
     Fn* fn;
+    Prologue* prologue;
     int64_t n, grain;
-    std::atomic<int64_t> next{0};
-  } claim{&fn, n, grain};
+    int runs;
+    Run run[kMaxRuns];
+  } claim;
+  claim.fn = &fn;
+  claim.prologue = &prologue;
+  claim.n = n;
+  claim.grain = grain;
+  claim.runs = std::min(pool->num_threads(), kMaxRuns);
+  for (int r = 0; r < claim.runs; ++r) {
+    claim.run[r].next.store(RunBegin(n, grain, r, claim.runs), std::memory_order_relaxed);
+    claim.run[r].end = RunBegin(n, grain, r + 1, claim.runs);
+  }
   Claim* c = &claim;
-  pool->ParallelFor(pool->num_threads(), [c](int64_t, int64_t) {
-    for (int64_t b; (b = c->next.fetch_add(c->grain, std::memory_order_relaxed)) < c->n;)
-      (*c->fn)(b, std::min(c->n, b + c->grain));
+  pool->ParallelFor(claim.runs, [c](int64_t chunk, int64_t) {
+    (*c->prologue)(chunk, int64_t{c->runs});
+    for (int k = 0; k < c->runs; ++k) {  // its own run first, then the others' rests
+      Run& run = c->run[(chunk + k) % c->runs];
+      for (int64_t b; (b = run.next.fetch_add(c->grain, std::memory_order_relaxed)) < run.end;)
+        (*c->fn)(b, std::min(run.end, b + c->grain));
+    }
   }, 1);
+}
+
+// Reads one byte of every 64-byte line in [p, p + bytes): a plain sequential read,
+// which the hardware prefetcher runs at the memory's full rate, leaving the lines in
+// this core's caches.
+inline void TouchLines(const void* p, int64_t bytes, uint32_t& sink) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  for (int64_t i = 0; i < bytes; i += 64) sink += b[i];
+}
+// Keeps TouchLines' reads, whose only purpose is their effect on the caches.
+inline void KeepSink(uint32_t sink) { asm volatile("" : : "r"(sink)); }
+
+// Bytes of K and V one thread reads ahead of its dots in a pass (half its L2, which the
+// dots' scratch and the next ranges share); 256 KiB where the L2 size is not known.
+int64_t StageBudgetBytes() {
+  static const int64_t bytes = [] {
+#ifdef _SC_LEVEL2_CACHE_SIZE  // glibc; elsewhere the default
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 > 0) return static_cast<int64_t>(l2) / 2;
+#endif
+    return int64_t{256} << 10;
+  }();
+  return bytes;
 }
 
 // Decoding one query row, in three jobs over the cache instead of one task per head:
@@ -82,7 +143,13 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // holds zeros or an old position's values, and the -inf written over it below is all
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
+  bool stage_runs = false;  // set below: whether each thread's K and V were read ahead
   auto scores = [&](int64_t j0, int64_t j1) {
+    if (!stage_runs) {
+      uint32_t sink = 0;
+      TouchLines(cache.K(p.layer, j0), (j1 - j0) * Hkv * D * 2, sink);
+      KeepSink(sink);
+    }
     // Eight cells at a time, every KV head's slice of them before the next eight: the
     // rows' bytes are used whole while in L1 and the cache is read as one stream (head
     // by head over the whole range, each pass read a quarter of every row, at a
@@ -120,6 +187,11 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // A range of value dims (i = kv head * Dv + dim): each KV head's V^T rows in the
   // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
+    if (!stage_runs) {
+      uint32_t sink = 0;
+      for (int64_t i = i0; i < i1; ++i) TouchLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2, sink);
+      KeepSink(sink);
+    }
     for (int64_t i = i0; i < i1;) {
       const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
       const int64_t h0 = hk * group;
@@ -129,13 +201,36 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
     }
   };
   constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
-  RunClaimed(pool, n, kCellGrain, scores);
+  // Each thread first reads its run's K rows, and the V^T rows of its run in the values
+  // job below (the same split), in one sequential pass, then computes on them from its
+  // caches. In decode the cache comes from DRAM (the layer's weights have passed
+  // through the caches since), and the dots' own loads, spread among the FMAs, drew
+  // it in more slowly than the pass does: attention with the caches evicted between
+  // layers, 576 cells, 2 threads: TinyLlama's shape 101-109 -> 88-91 us per layer,
+  // Gemma 3's 51-65 -> 42-49 (docs/performance.md). Where a run's K and V would not
+  // fit in half this core's L2 (long contexts, or one thread), each range is read just
+  // before its dots instead (as fast at one thread; the run pass is faster at two).
+  const int64_t threads = pool ? pool->num_threads() : 1;
+  stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
+  const int64_t Hkv_Dv = Hkv * Dv;
+  auto stage_in = [&](int64_t r, int64_t runs) {
+    if (!stage_runs) return;
+    uint32_t sink = 0;
+    const int64_t c0 = RunBegin(n, kCellGrain, r, runs), c1 = RunBegin(n, kCellGrain, r + 1, runs);
+    TouchLines(cache.K(p.layer, c0), (c1 - c0) * Hkv * D * 2, sink);
+    for (int64_t i = RunBegin(Hkv_Dv, kDimGrain, r, runs); i < RunBegin(Hkv_Dv, kDimGrain, r + 1, runs); ++i)
+      TouchLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2, sink);
+    KeepSink(sink);
+  };
+  RunClaimed(pool, n, kCellGrain, scores, stage_in);
   // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
   // decode step's attention with the other thread idle), in grains of ~4096 cells
   // (several us of exp): Gemma 3's 4 heads at a few hundred cells stay on this thread
   // rather than pay a job's hand-off.
   constexpr int64_t kSoftmaxGrainCells = 4096;
-  RunClaimed(pool, Hq, std::max<int64_t>(1, kSoftmaxGrainCells / n), softmax);
+  const int64_t softmax_grain = std::max<int64_t>(1, kSoftmaxGrainCells / n);
+  if (Hq <= softmax_grain) softmax(0, Hq);  // one grain: no hand-off
+  else RunClaimed(pool, Hq, softmax_grain, softmax);
   RunClaimed(pool, Hkv * Dv, kDimGrain, values);
 }
 
