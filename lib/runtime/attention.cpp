@@ -206,8 +206,8 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // caches. In decode the cache comes from DRAM (the layer's weights have passed
   // through the caches since), and the dots' own loads, spread among the FMAs, drew
   // it in more slowly than the pass does: attention with the caches evicted between
-  // layers, 576 cells, 2 threads: TinyLlama's shape 101-109 -> 88-91 us per layer,
-  // Gemma 3's 51-65 -> 42-49 (docs/performance.md). Where a run's K and V would not
+  // layers, 576 cells, 2 threads: TinyLlama's shape 103-113 -> 83-93 us per layer,
+  // Gemma 3's 56-60 -> 46-50 (docs/performance.md). Where a run's K and V would not
   // fit in half this core's L2 (long contexts, or one thread), each range is read just
   // before its dots instead (as fast at one thread; the run pass is faster at two).
   const int64_t threads = pool ? pool->num_threads() : 1;
