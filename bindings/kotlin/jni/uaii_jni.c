@@ -258,7 +258,7 @@ done:
 /* ---- session ---- */
 
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
-                                                           jint threads, jlong max_context) {
+                                                           jint threads, jlong max_context, jboolean learn_calibration) {
   uaii_session_options o;
   uaii_session* session = NULL;
   uaii_status st;
@@ -270,6 +270,7 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
   if (dev != NULL) o.device = dev;
   o.threads = threads;
   o.max_context = max_context;
+  o.learn_calibration = learn_calibration ? 1u : 0u;
   st = uaii_session_create((const uaii_model*)from_handle(model), &o, &session);
   free(dev);
   if (st != UAII_OK) {

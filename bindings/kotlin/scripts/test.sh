@@ -42,6 +42,13 @@ fi
 
 CP="$RUNTIME:$JUNIT:$OUT/uaii.jar:$OUT/uaii-tests.jar"
 "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest
+# learnCalibration writes to $UAII_HOME: its test runs with an empty temporary home, the
+# default model named by UAII_MODEL (resolved the library's way: $UAII_MODEL, then the cache).
+CAL_HOME=$(mktemp -d)
+trap 'rm -rf "$CAL_HOME"' EXIT
+CAL_MODEL=${UAII_MODEL:-${UAII_HOME:-$HOME/.cache/uaii}/models/gemma-3-270m-q4_k_m.gguf}
+UAII_HOME=$CAL_HOME UAII_MODEL=$CAL_MODEL "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" \
+  org.junit.runner.JUnitCore dev.uaii.CalibrationTest
 # The example program streams from the default model.
 "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" MainKt "The capital of France is"
 # A libuaii reporting another C ABI version (UAII_FAKE_ABI_LIB, preloaded) is refused at load.

@@ -11,11 +11,15 @@ public struct SessionOptions: Sendable {
   public var threads: Int = 0
   /// 0: the model's training context, capped at 4096.
   public var maxContext: Int = 0
+  /// Each generate / chat call teaches the storage calibration in $UAII_HOME what it read
+  /// and how fast it decoded (the C ABI's `learn_calibration`; off by default).
+  public var learnCalibration: Bool = false
 
-  public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0) {
+  public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false) {
     self.device = device
     self.threads = threads
     self.maxContext = maxContext
+    self.learnCalibration = learnCalibration
   }
 }
 

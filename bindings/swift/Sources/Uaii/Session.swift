@@ -19,6 +19,7 @@ public final class Session {
     uaii_session_options_init(&o)
     o.threads = Int32(clamping: options.threads)
     o.max_context = Int64(options.maxContext)
+    o.learn_calibration = options.learnCalibration ? 1 : 0
     var out: OpaquePointer?
     let status = options.device.withCString { device in
       o.device = device

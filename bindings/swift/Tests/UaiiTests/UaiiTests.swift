@@ -77,6 +77,33 @@ final class UaiiTests: XCTestCase {
     XCTAssertEqual(try alone.encode("The capital of France"), try model.tokenizer().encode("The capital of France"))
   }
 
+  /// learnCalibration: off, nothing is written to $UAII_HOME; on, the call's figures are
+  /// folded into $UAII_HOME/calibration.json (a temporary home, set after the model loaded).
+  func testLearnCalibrationFoldsTheRunIntoUaiiHome() throws {
+    let model = try self.model
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("uaii-swift-home-\(getpid())")
+    try? FileManager.default.removeItem(at: home)
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    let saved = ProcessInfo.processInfo.environment["UAII_HOME"]
+    setenv("UAII_HOME", home.path, 1)
+    defer {
+      if let saved { setenv("UAII_HOME", saved, 1) } else { unsetenv("UAII_HOME") }
+      try? FileManager.default.removeItem(at: home)
+    }
+    let cache = home.appendingPathComponent("calibration.json")
+    for learn in [false, true] {
+      let session = try model.makeSession(options: SessionOptions(learnCalibration: learn))
+      _ = try session.generate("The capital of France is", options: GenerateOptions(maxTokens: 4))
+      if !learn {
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cache.path))
+        continue
+      }
+      let doc = try JSONSerialization.jsonObject(with: Data(contentsOf: cache)) as? [String: Any]
+      let observed = doc?["observed"] as? [String: Any] ?? [:]
+      XCTAssertFalse(observed.isEmpty, "a learning session folded nothing into the calibration")
+    }
+  }
+
   func testGenerateIsGreedyAndEventsMakeTheText() throws {
     let session = try model.makeSession()
     var pieces: [String] = []

@@ -29,7 +29,9 @@ class Model private constructor(handle: Long) : AutoCloseable {
   @JvmOverloads
   fun newSession(options: SessionOptions = SessionOptions()): Session =
     Session(
-      Native.sessionCreate(handle.get(), cString(options.device, "device"), options.threads, options.maxContext),
+      Native.sessionCreate(
+        handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration
+      ),
       this)
 
   override fun close() = handle.close()

@@ -36,7 +36,9 @@ internal object Native {
   @JvmStatic external fun tokenize(handle: Long, text: ByteArray, flags: Int): IntArray
   @JvmStatic external fun detokenize(handle: Long, ids: IntArray, flags: Int): ByteArray
 
-  @JvmStatic external fun sessionCreate(model: Long, device: ByteArray?, threads: Int, maxContext: Long): Long
+  @JvmStatic external fun sessionCreate(
+    model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean
+  ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)
   @JvmStatic external fun generateDefaults(ints: IntArray, floats: FloatArray): Long

@@ -9,7 +9,12 @@ data class SessionOptions @JvmOverloads constructor(
   /** <= 0: physical cores. */
   val threads: Int = 0,
   /** 0: the model's training context, capped at 4096. */
-  val maxContext: Long = 0
+  val maxContext: Long = 0,
+  /**
+   * Each generate / chat call teaches the storage calibration in $UAII_HOME what it read and
+   * how fast it decoded (the C ABI's `learn_calibration`; off by default).
+   */
+  val learnCalibration: Boolean = false
 )
 
 internal object Defaults {
