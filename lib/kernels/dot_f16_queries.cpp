@@ -18,8 +18,7 @@
 // maybe-uninitialized when they inline here; a known false positive.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #define UAII_DFQ_AVX2 __attribute__((target("avx2,fma,f16c")))
-// The same ymm instructions, compiled where ymm16-31 exist (EVEX encodings of the same
-// operations: identical results).
+// The AVX-512 passes: the same sums on 16-lane registers (LaneSumsZ), with 32 of them.
 #define UAII_DFQ_AVX512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl")))
 
 namespace uaii::kernels {
@@ -30,8 +29,7 @@ namespace {
 // before its horizontal step; K's 32-element step widened once for all M.
 // 4M accumulators + 4 widened K vectors must stay in registers: M = 4 needs 20, which
 // AVX2's 16 cannot hold (the compiler spilled accumulators to the stack on every FMA),
-// so these are always inlined into a caller compiled for the register file it runs
-// on (the Avx512 callers: M = 4; the Avx2 ones: M = 2).
+// so the AVX2 callers take M <= 2 (AVX-512 ones use LaneSumsZ).
 template <int M>
 __attribute__((always_inline)) inline UAII_DFQ_AVX2 void LaneSums(const uint16_t* k, const float* qf,
                                                                   int64_t q_stride, int64_t np, __m256* s) {

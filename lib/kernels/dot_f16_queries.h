@@ -24,8 +24,8 @@ void DotF16Queries(const uint16_t* k, const uint16_t* q16, const float* qf, int6
 
 // The same at a chosen level (tests): kAvx512 and kAvx2 fall back to the next level
 // the CPU has, anything else runs the reference row kernel per query. DotF16Queries
-// runs at AVX-512 (ymm, 32 registers: four queries per pass), capped at AVX2 (two per
-// pass) by UAII_NO_AVX512, as MatMul is.
+// runs at AVX-512 (16-lane registers: up to eight queries, or two rows of four, per
+// pass), capped at AVX2 (two queries per pass) by UAII_NO_AVX512, as MatMul is.
 void DotF16QueriesAt(IsaLevel level, const uint16_t* k, const uint16_t* q16, const float* qf, int64_t q_stride,
                      int nq, int64_t n, float* out, int64_t out_stride);
 

@@ -81,13 +81,13 @@ void RunClaimed(ThreadPool* pool, int64_t n, int64_t grain, Fn& fn, Prologue pro
 
 // Reads one byte of every 64-byte line in [p, p + bytes): a plain sequential read,
 // which the hardware prefetcher runs at the memory's full rate, leaving the lines in
-// this core's caches.
-inline void TouchLines(const void* p, int64_t bytes, uint32_t& sink) {
+// this core's caches (the empty asm keeps the reads, whose only use is that).
+inline void ReadLines(const void* p, int64_t bytes) {
   const auto* b = static_cast<const uint8_t*>(p);
+  uint32_t sink = 0;
   for (int64_t i = 0; i < bytes; i += 64) sink += b[i];
+  asm volatile("" : : "r"(sink));
 }
-// Keeps TouchLines' reads, whose only purpose is their effect on the caches.
-inline void KeepSink(uint32_t sink) { asm volatile("" : : "r"(sink)); }
 
 // Bytes of K and V one thread reads ahead of its dots in a pass (half its L2, which the
 // dots' scratch and the next ranges share); 256 KiB where the L2 size is not known.
@@ -139,17 +139,23 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   float* wf = wf_buf.data();
   for (int64_t h = 0; h < Hq; ++h) kernels::ConvertRowF16(q + h * D, q16 + h * D, D);
   kernels::WidenRowF16(q16, qf, Hq * D);
+  // Each thread first reads its run's K rows, and the V^T rows of its run in the values
+  // job below (the same split), in one sequential pass, then computes on them from its
+  // caches. In decode the cache comes from DRAM (the layer's weights have passed
+  // through the caches since), and the dots' own loads, spread among the FMAs, drew
+  // it in more slowly than the pass does: attention with the caches evicted between
+  // layers, 576 cells, 2 threads: TinyLlama's shape 103-113 -> 83-93 us per layer,
+  // Gemma 3's 56-60 -> 46-50 (docs/performance.md). Where a run's K and V would not
+  // fit in half this core's L2 (long contexts, or one thread), each range is read just
+  // before its dots instead (as fast at one thread; the run pass is faster at two).
+  const int64_t threads = pool ? pool->num_threads() : 1;
+  const bool stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
   // A range of cells: every head's dot with each K row (a masked cell's too: its row
   // holds zeros or an old position's values, and the -inf written over it below is all
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
-  bool stage_runs = false;  // set below: whether each thread's K and V were read ahead
   auto scores = [&](int64_t j0, int64_t j1) {
-    if (!stage_runs) {
-      uint32_t sink = 0;
-      TouchLines(cache.K(p.layer, j0), (j1 - j0) * Hkv * D * 2, sink);
-      KeepSink(sink);
-    }
+    if (!stage_runs) ReadLines(cache.K(p.layer, j0), (j1 - j0) * Hkv * D * 2);
     // Eight cells at a time, every KV head's slice of them before the next eight: the
     // rows' bytes are used whole while in L1 and the cache is read as one stream (head
     // by head over the whole range, each pass read a quarter of every row, at a
@@ -187,11 +193,8 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // A range of value dims (i = kv head * Dv + dim): each KV head's V^T rows in the
   // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
-    if (!stage_runs) {
-      uint32_t sink = 0;
-      for (int64_t i = i0; i < i1; ++i) TouchLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2, sink);
-      KeepSink(sink);
-    }
+    if (!stage_runs)
+      for (int64_t i = i0; i < i1; ++i) ReadLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2);
     for (int64_t i = i0; i < i1;) {
       const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
       const int64_t h0 = hk * group;
@@ -201,37 +204,22 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
     }
   };
   constexpr int64_t kCellGrain = 64, kDimGrain = 32;  // a few us of dots each
-  // Each thread first reads its run's K rows, and the V^T rows of its run in the values
-  // job below (the same split), in one sequential pass, then computes on them from its
-  // caches. In decode the cache comes from DRAM (the layer's weights have passed
-  // through the caches since), and the dots' own loads, spread among the FMAs, drew
-  // it in more slowly than the pass does: attention with the caches evicted between
-  // layers, 576 cells, 2 threads: TinyLlama's shape 103-113 -> 83-93 us per layer,
-  // Gemma 3's 56-60 -> 46-50 (docs/performance.md). Where a run's K and V would not
-  // fit in half this core's L2 (long contexts, or one thread), each range is read just
-  // before its dots instead (as fast at one thread; the run pass is faster at two).
-  const int64_t threads = pool ? pool->num_threads() : 1;
-  stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
   const int64_t Hkv_Dv = Hkv * Dv;
   auto stage_in = [&](int64_t r, int64_t runs) {
     if (!stage_runs) return;
-    uint32_t sink = 0;
     const int64_t c0 = RunBegin(n, kCellGrain, r, runs), c1 = RunBegin(n, kCellGrain, r + 1, runs);
-    TouchLines(cache.K(p.layer, c0), (c1 - c0) * Hkv * D * 2, sink);
+    ReadLines(cache.K(p.layer, c0), (c1 - c0) * Hkv * D * 2);
     for (int64_t i = RunBegin(Hkv_Dv, kDimGrain, r, runs); i < RunBegin(Hkv_Dv, kDimGrain, r + 1, runs); ++i)
-      TouchLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2, sink);
-    KeepSink(sink);
+      ReadLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2);
   };
   RunClaimed(pool, n, kCellGrain, scores, stage_in);
   // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
   // decode step's attention with the other thread idle), in grains of ~4096 cells
-  // (several us of exp): Gemma 3's 4 heads at a few hundred cells stay on this thread
-  // rather than pay a job's hand-off.
+  // (several us of exp): Gemma 3's 4 heads at a few hundred cells are one grain, which
+  // RunClaimed runs on this thread rather than pay a job's hand-off.
   constexpr int64_t kSoftmaxGrainCells = 4096;
-  const int64_t softmax_grain = std::max<int64_t>(1, kSoftmaxGrainCells / n);
-  if (Hq <= softmax_grain) softmax(0, Hq);  // one grain: no hand-off
-  else RunClaimed(pool, Hq, softmax_grain, softmax);
-  RunClaimed(pool, Hkv * Dv, kDimGrain, values);
+  RunClaimed(pool, Hq, std::max<int64_t>(1, kSoftmaxGrainCells / n), softmax);
+  RunClaimed(pool, Hkv_Dv, kDimGrain, values);
 }
 
 }  // namespace

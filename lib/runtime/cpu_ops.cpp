@@ -167,13 +167,19 @@ UAII_OPS_AVX2 inline bool Exp8(__m256 x, __m256* out) {
   return true;
 }
 
+// ExpGgml on 8 lanes, always: Exp8, or the scalar code for every lane when one needs it.
+UAII_OPS_AVX2 inline __m256 Exp8Exact(__m256 x) {
+  __m256 r;
+  if (Exp8(x, &r)) return r;
+  alignas(32) float t[8];
+  _mm256_store_ps(t, x);
+  for (float& l : t) l = ExpGgml(l);
+  return _mm256_load_ps(t);
+}
+
 UAII_OPS_AVX2 void ExpRowAvx2(const float* x, float* y, int64_t n) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 r;
-    if (Exp8(_mm256_loadu_ps(x + i), &r)) _mm256_storeu_ps(y + i, r);
-    else for (int l = 0; l < 8; ++l) y[i + l] = ExpGgml(x[i + l]);
-  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Exp8Exact(_mm256_loadu_ps(x + i)));
   for (; i < n; ++i) y[i] = ExpGgml(x[i]);
 }
 
@@ -205,10 +211,9 @@ void ExpGgmlRow(const float* x, float* y, int64_t n) {
 #ifdef UAII_OPS_AVX2
 namespace {
 // SoftmaxGgmlScalar 8 lanes at a time: the max is order-free (NaN lanes ignored, as
-// std::max(mx, v) does); each group of 16 is Exp8 twice (a lane out of its range goes
-// through ExpGgml, as ExpRowAvx2 does) and the group's sum is the same tree
-// ((l, l + 8) pairs, then (l, l + 4), then (0 + 2) + (1 + 3)) as vector adds; the
-// groups, the tail and the final scale are the scalar code's. It was a third of a
+// std::max(mx, v) does); each group of 16 is Exp8Exact twice and the group's sum is the
+// same tree ((l, l + 8) pairs, then (l, l + 4), then (0 + 2) + (1 + 3)) as vector adds;
+// the groups, the tail and the final scale are the scalar code's. It was a third of a
 // TinyLlama decode step's attention in L2 as scalar code.
 UAII_OPS_AVX2 void SoftmaxAvx2(float* v, int64_t n) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -226,13 +231,7 @@ UAII_OPS_AVX2 void SoftmaxAvx2(float* v, int64_t n) {
     __m256 h[2];
     for (int k = 0; k < 2; ++k) {
       const __m256 x = _mm256_loadu_ps(v + i + 8 * k);
-      __m256 e;
-      if (!Exp8(_mm256_sub_ps(x, mxv), &e)) {
-        alignas(32) float t[8];
-        _mm256_store_ps(t, _mm256_sub_ps(x, mxv));
-        for (float& l : t) l = ExpGgml(l);
-        e = _mm256_load_ps(t);
-      }
+      const __m256 e = Exp8Exact(_mm256_sub_ps(x, mxv));
       h[k] = _mm256_blendv_ps(e, _mm256_setzero_ps(), _mm256_cmp_ps(x, ninfv, _CMP_EQ_OQ));
       _mm256_storeu_ps(v + i + 8 * k, h[k]);
     }

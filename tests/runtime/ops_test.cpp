@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -71,13 +72,19 @@ TEST_CASE("ops: gelu through the f16 table, silu") {
   CHECK(c[0] == Approx(30 * std::tanh(100.0f / 30)));
 }
 
+// Fills the vectors in turn with uniform values in [-1, 1) from a seeded LCG.
+void FillUniform(uint32_t seed, std::initializer_list<std::vector<float>*> vs) {
+  for (auto* a : vs)
+    for (auto& x : *a) {
+      seed = seed * 1664525u + 1013904223u;
+      x = ((seed >> 8) / float(1 << 24)) * 2 - 1;
+    }
+}
+
 TEST_CASE("ops: attention matches a direct GQA softmax with causal and sliding masks") {
   const int64_t T = 9, Hq = 4, Hkv = 2, D = 8, window = 4;
   std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
-  uint32_t seed = 7;
-  auto rnd = [&] { seed = seed * 1664525u + 1013904223u; return ((seed >> 8) / float(1 << 24)) * 2 - 1; };
-  for (auto* a : {&q, &k, &v})
-    for (auto& x : *a) x = rnd();
+  FillUniform(7, {&q, &k, &v});
   std::vector<int32_t> pos(T);
   for (int t = 0; t < T; ++t) pos[t] = t;
   for (int64_t win : {int64_t{0}, window}) {
@@ -131,10 +138,7 @@ TEST_CASE("ops: attention matches a direct GQA softmax with causal and sliding m
 TEST_CASE("ops: decode attention over a long cache is identical for any thread count") {
   const int64_t T = 1200, Hq = 8, Hkv = 4, D = 64;  // 1216 cells x 4 heads x 256 B: ~1.2 MB of K and V
   std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
-  uint32_t seed = 11;
-  auto rnd = [&] { seed = seed * 1664525u + 1013904223u; return ((seed >> 8) / float(1 << 24)) * 2 - 1; };
-  for (auto* a : {&q, &k, &v})
-    for (auto& x : *a) x = rnd();
+  FillUniform(11, {&q, &k, &v});
   std::vector<int32_t> pos(T);
   for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
   const AttentionParams p{0, Hq, 0.125f, 0, 0};
