@@ -16,6 +16,9 @@
 namespace uaii::runtime {
 namespace {
 
+// Skipping the cells a sliding window hides keeps the F16 dots' lanes (kv_cache.h).
+static_assert(KvCache::kCellAlign % 32 == 0, "FirstAttendedCell must keep the dot's 32-element step");
+
 // A head's attention score from its raw q.k dot: scaled, then soft-capped (Gemma 2).
 inline float Score(float dot, const AttentionParams& p) {
   float sj = dot * p.scale;
@@ -118,11 +121,13 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   const KvLayerShape& s = cache.shape(p.layer);
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
-  // Cells [0, n): as in the prefill loop below.
-  const int64_t n = cache.DecodeCells(qp);
+  // Cells [lo, lo + n): as in the prefill loop below; a sliding window's mask hides
+  // every cell below lo (KvCache::FirstAttendedCell).
+  const int64_t lo = cache.FirstAttendedCell(qp, p.window);
+  const int64_t n = cache.DecodeCells(qp) - lo;
   // The calling thread's scratch (no allocation per token once warm), read by the
   // pool's threads through these pointers: queries in f16 [Hq, D], scores [Hq, n],
-  // softmax weights in f16 [Hq, n].
+  // softmax weights in f16 [Hq, n], cell lo + j at index j.
   // The f16 rows are also widened to f32 once (qf, wf), so that a group's dots against
   // one K or V^T row share its widening (kernels/dot_f16_queries.h): the same values.
   thread_local std::vector<uint16_t> q16_buf, w16_buf;
@@ -155,7 +160,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
   auto scores = [&](int64_t j0, int64_t j1) {
-    if (!stage_runs) ReadLines(cache.K(p.layer, j0), (j1 - j0) * Hkv * D * 2);
+    if (!stage_runs) ReadLines(cache.K(p.layer, lo + j0), (j1 - j0) * Hkv * D * 2);
     // Eight cells at a time, every KV head's slice of them before the next eight: the
     // rows' bytes are used whole while in L1 and the cache is read as one stream (head
     // by head over the whole range, each pass read a quarter of every row, at a
@@ -164,7 +169,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       const int64_t rows = std::min<int64_t>(8, j1 - j);
       for (int64_t hk = 0; hk < Hkv; ++hk) {
         const int64_t h0 = hk * group;
-        kernels::DotF16QueriesRows(cache.K(p.layer, j) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
+        kernels::DotF16QueriesRows(cache.K(p.layer, lo + j) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
                                    static_cast<int>(group), D, w + h0 * n + j, n);
       }
     }
@@ -177,7 +182,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       }
     }
     for (int64_t j = j0; j < j1; ++j) {
-      const int64_t pj = cache.CellPos(j);
+      const int64_t pj = cache.CellPos(lo + j);
       if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
     }
@@ -194,11 +199,11 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
     if (!stage_runs)
-      for (int64_t i = i0; i < i1; ++i) ReadLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2);
+      for (int64_t i = i0; i < i1; ++i) ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + lo, n * 2);
     for (int64_t i = i0; i < i1;) {
       const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
       const int64_t h0 = hk * group;
-      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, d), cache.n_cells(), rows, w16 + h0 * n, wf + h0 * n, n,
+      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, d) + lo, cache.n_cells(), rows, w16 + h0 * n, wf + h0 * n, n,
                                  static_cast<int>(group), n, out + h0 * Dv + d, Dv);
       i += rows;
     }
@@ -208,9 +213,9 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   auto stage_in = [&](int64_t r, int64_t runs) {
     if (!stage_runs) return;
     const int64_t c0 = RunBegin(n, kCellGrain, r, runs), c1 = RunBegin(n, kCellGrain, r + 1, runs);
-    ReadLines(cache.K(p.layer, c0), (c1 - c0) * Hkv * D * 2);
+    ReadLines(cache.K(p.layer, lo + c0), (c1 - c0) * Hkv * D * 2);
     for (int64_t i = RunBegin(Hkv_Dv, kDimGrain, r, runs); i < RunBegin(Hkv_Dv, kDimGrain, r + 1, runs); ++i)
-      ReadLines(cache.Vt(p.layer, i / Dv, i % Dv), n * 2);
+      ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + lo, n * 2);
   };
   RunClaimed(pool, n, kCellGrain, scores, stage_in);
   // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
@@ -252,19 +257,22 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
     for (int64_t task = begin; task < end; ++task) {
       const int64_t t = task / Hkv, hk = task % Hkv, h0 = hk * group;
       const int64_t qp = pos[t];
-      // Cells [0, n): a multiple of 32 covering qp; padded cells hold zeros and are masked.
-      // With a KV window, once the ring wraps every cell is read; cells record their position.
-      const int64_t n = cache.DecodeCells(qp);
+      // Cells [lo, lo + n): lo and lo + n multiples of 32, covering qp; padded cells hold
+      // zeros and are masked, and a sliding window's mask hides every cell below lo
+      // (KvCache::FirstAttendedCell). With a KV window, once the ring wraps every cell
+      // is read; cells record their position.
+      const int64_t lo = cache.FirstAttendedCell(qp, p.window);
+      const int64_t n = cache.DecodeCells(qp) - lo;
       w.assign(static_cast<size_t>(group * n), -std::numeric_limits<float>::infinity());
       w16.assign(static_cast<size_t>(group * n), 0);
       wf.resize(static_cast<size_t>(group * n));
       kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
       kernels::WidenRowF16(q16.data(), qf.data(), group * D);
       for (int64_t j = 0; j < n; ++j) {
-        const int64_t pj = cache.CellPos(j);
+        const int64_t pj = cache.CellPos(lo + j);
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
         if (p.window > 0 && qp - pj >= p.window) continue;
-        kernels::DotF16Queries(cache.K(p.layer, j) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
+        kernels::DotF16Queries(cache.K(p.layer, lo + j) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
                                w.data() + j, n);
         for (int64_t g = 0; g < group; ++g) w[g * n + j] = Score(w[g * n + j], p);
       }
@@ -274,7 +282,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       }
       kernels::WidenRowF16(w16.data(), wf.data(), group * n);
       float* o = out + (t * Hq + h0) * Dv;
-      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, 0), cache.n_cells(), Dv, w16.data(), wf.data(), n,
+      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, 0) + lo, cache.n_cells(), Dv, w16.data(), wf.data(), n,
                                  static_cast<int>(group), n, o, Dv);
     }
   };

@@ -59,6 +59,18 @@ class KvCache {
     return std::min(n_cells_, (qp + 1 + kCellAlign - 1) / kCellAlign * kCellAlign);
   }
 
+  // The first cell a query at qp attends to under a sliding-window mask of `window`
+  // positions (0: none), rounded down to a multiple of kCellAlign: every cell below
+  // it holds a position the mask hides, so attention may skip them (0 when the
+  // resident window's ring holds positions out of cell order). kCellAlign is a
+  // multiple of the F16 dot's 32-element step (kernels/vec_dot.h), so each cell from
+  // here on keeps its lane and the skipped products, weight 0 times a finite V, were
+  // exact zeros: the dots and the softmax's sum are bit-identical with or without them.
+  int64_t FirstAttendedCell(int64_t qp, int64_t window) const {
+    if (window <= 0 || window_ > 0 || qp - window + 1 <= 0) return 0;
+    return (qp - window + 1) / kCellAlign * kCellAlign;
+  }
+
   int64_t window() const { return window_; }
   int64_t sinks() const { return sinks_; }
   // The cell that holds position `pos`.

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "formats/fp16.h"
+#include "kernels/dot_f16_queries.h"
+#include "kernels/quantize_act.h"
+#include "kernels/thread_pool.h"
 #include "runtime/attention.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/kv_cache.h"
@@ -154,6 +157,76 @@ TEST_CASE("ops: decode attention over a long cache is identical for any thread c
       Attention(cache, p, q.data() + t * Hq * D, k.data() + t * Hkv * D, v.data() + t * Hkv * D, pos.data() + t, 1,
                 got.data() + t * Hq * D, &pool);
     CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+  }
+}
+
+// The all-cells decode of one row, as llama.cpp's non-flash attention orders it and as
+// attention.cpp did before it skipped the cells a sliding window hides: every cell up to
+// the 32-aligned end is dotted, masked to -inf, softmaxed and dotted with V^T. Built
+// here from the kernels on copies of K and V^T in the cache's layout.
+namespace {
+std::vector<float> AllCellsDecodeRow(const std::vector<uint16_t>& k16, const std::vector<uint16_t>& vt16,
+                                     int64_t cells, const float* q, int64_t qp, int64_t window, int64_t Hq,
+                                     int64_t Hkv, int64_t D, float scale) {
+  const int64_t group = Hq / Hkv, n = (qp + 1 + 31) / 32 * 32;
+  std::vector<uint16_t> q16(Hq * D), w16(Hq * n);
+  std::vector<float> qf(Hq * D), w(Hq * n), wf(Hq * n), out(Hq * D);
+  kernels::ConvertRowF16(q, q16.data(), Hq * D);
+  kernels::WidenRowF16(q16.data(), qf.data(), Hq * D);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t hk = 0; hk < Hkv; ++hk)
+      kernels::DotF16Queries(&k16[(j * Hkv + hk) * D], &q16[hk * group * D], &qf[hk * group * D], D,
+                             static_cast<int>(group), D, &w[hk * group * n + j], n);
+  for (int64_t h = 0; h < Hq; ++h) {
+    for (int64_t j = 0; j < n; ++j)
+      w[h * n + j] = j > qp || qp - j >= window ? -INFINITY : w[h * n + j] * scale;
+    SoftmaxGgml(&w[h * n], n);
+    kernels::ConvertRowF16(&w[h * n], &w16[h * n], n);
+    kernels::WidenRowF16(&w16[h * n], &wf[h * n], n);
+  }
+  for (int64_t hk = 0; hk < Hkv; ++hk)
+    kernels::DotF16QueriesRows(&vt16[hk * D * cells], cells, D, &w16[hk * group * n], &wf[hk * group * n], n,
+                               static_cast<int>(group), n, &out[hk * group * D], D);
+  return out;
+}
+}  // namespace
+
+// A sliding window: decode and prefill skip the whole 32-cell blocks it hides
+// (KvCache::FirstAttendedCell), bit-identical to dotting every cell, for windows on
+// and off the block edges, at 1 and 2 threads. With this shape a 512-cell window's K
+// and V exceed half of a 1 MiB L2, so decode reads each range just before its dots;
+// a 33-cell window's are read ahead as one run per thread (attention.cpp).
+TEST_CASE("ops: attention skips the cells a sliding window hides, bit for bit") {
+  const int64_t T = 1100, Hq = 8, Hkv = 4, D = 128;
+  std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
+  FillUniform(23, {&q, &k, &v});
+  std::vector<int32_t> pos(T);
+  for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
+  for (int64_t window : {int64_t{512}, int64_t{100}, int64_t{33}}) {
+    const AttentionParams p{0, Hq, 0.125f, window, 0};
+    for (int threads : {1, 2}) {
+      INFO("window " << window << ", threads " << threads);
+      ThreadPool pool(threads);
+      KvCache decode({{Hkv, D, D}}, T), prefill({{Hkv, D, D}}, T);
+      const int64_t cells = decode.n_cells();
+      std::vector<uint16_t> k16(cells * Hkv * D, 0), vt16(Hkv * D * cells, 0);
+      std::vector<float> got(Hq * D), batch(T * Hq * D);
+      Attention(prefill, p, q.data(), k.data(), v.data(), pos.data(), T, batch.data(), &pool);
+      int64_t skipped = 0;
+      for (int64_t t = 0; t < T; ++t) {
+        kernels::ConvertRowF16(&k[t * Hkv * D], &k16[t * Hkv * D], Hkv * D);
+        for (int64_t i = 0; i < Hkv * D; ++i) vt16[i * cells + t] = Fp32ToFp16(v[t * Hkv * D + i]);
+        Attention(decode, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos[t], 1, got.data(), &pool);
+        const std::vector<float> want = AllCellsDecodeRow(k16, vt16, cells, &q[t * Hq * D], t, window, Hq, Hkv, D, 0.125f);
+        if (std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) != 0 ||
+            std::memcmp(&batch[t * Hq * D], want.data(), want.size() * sizeof(float)) != 0) {
+          FAIL_CHECK("row " << t << " differs from the all-cells computation");
+          break;
+        }
+        skipped += decode.FirstAttendedCell(t, window);
+      }
+      CHECK(skipped > 0);  // the window did hide whole blocks
+    }
   }
 }
 
