@@ -8,13 +8,19 @@ token). llama.cpp is llama-cpp-python (requirements/oracle.txt); each engine run
 its own process, one after the other. Token ids are synthetic and identical for both.
 
 Two rooflines: the machine's (the best probe of the row's repeats, as before), and
-each decode's own (the probe run by the engine's process just before and just after
-its decode, averaged): this VM's memory bandwidth drifts by a third between minutes,
-so only a probe of the same seconds says what the decode could have had. Both
-engines get the same adjacent probes.
+each decode's own: the engine's process probes the bandwidth before its decode and
+after every --probe-every decoded tokens; each block of tokens gets the fraction of
+the roofline of the mean of the probes on either side of it, and the run's fraction
+is the median block's (one block slowed by another tenant does not stand for the
+run; the mean over all the blocks' seconds is kept in the JSON too). Why: this VM's
+two-thread read bandwidth moves between ~34 and ~60 GB/s within seconds (one
+thread's stays at ~30-33), so only a probe of the same seconds says what the decode
+could have had. Both engines get the same probes; the decode's tokens/s counts the
+blocks' seconds only.
 
 usage: bench_vs_llamacpp.py [--build build] [--models-dir DIR] [--threads 1 2]
-                            [--prompt 512] [--gen 128] [--repeat 3] [--only NAME ...] [--json OUT]
+                            [--prompt 512] [--gen 128] [--repeat 3] [--probe-every 16]
+                            [--only NAME ...] [--json OUT]
 Each engine runs --repeat times, interleaved with the other, and the best run of each
 counts (the load average at each repeat is recorded).
 Models: the default model (the cache) and TinyLlama-shaped Q4_0 / Q8_0 / Q4_K_M files
@@ -24,6 +30,7 @@ import argparse
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -41,6 +48,7 @@ LLAMA_CPP_RUNNER = textwrap.dedent("""
     import llama_cpp as L
     path, n_prompt, n_gen, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     probe = sys.argv[5] if len(sys.argv) > 5 else ""
+    probe_every = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     def bandwidth():
         if not probe:
             return 0.0
@@ -67,14 +75,20 @@ LLAMA_CPP_RUNNER = textwrap.dedent("""
     for off in range(0, n_prompt, 512):
         decode(prompt[off:off + 512])
     t1 = time.perf_counter()
-    bw_before = bandwidth()
-    t1_decode = time.perf_counter()
-    for i in range(n_gen):
-        decode([300 + i % 1000])
-    t2 = time.perf_counter()
-    bw_after = bandwidth()
-    print(json.dumps({"prefill_tokens_per_s": n_prompt / (t1 - t0), "decode_tokens_per_s": n_gen / (t2 - t1_decode),
-                      "bandwidth_before_gb_s": bw_before, "bandwidth_after_gb_s": bw_after}))
+    bw_before = bw = bandwidth()
+    block = probe_every if probe_every > 0 and probe else n_gen
+    blocks, seconds = [], 0.0
+    for i0 in range(0, n_gen, block):  # as uaii_bench_generate --probe-every
+        b0 = time.perf_counter()
+        for i in range(i0, min(n_gen, i0 + block)):
+            decode([300 + i % 1000])
+        secs = time.perf_counter() - b0
+        seconds += secs
+        bw_next = bandwidth()
+        blocks.append([min(n_gen, i0 + block) - i0, secs, bw, bw_next])
+        bw = bw_next
+    print(json.dumps({"prefill_tokens_per_s": n_prompt / (t1 - t0), "decode_tokens_per_s": n_gen / seconds,
+                      "bandwidth_before_gb_s": bw_before, "bandwidth_after_gb_s": bw, "blocks": blocks}))
 """)
 
 
@@ -106,6 +120,8 @@ def main():
     ap.add_argument("--gen", type=int, default=128)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--repeat", type=int, default=3, help="interleaved runs per engine; the best counts")
+    ap.add_argument("--probe-every", type=int, default=16,
+                    help="decoded tokens between bandwidth probes (each block's roofline is its own)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     build = pathlib.Path(args.build)
@@ -123,10 +139,18 @@ def main():
         return {k: max(a[k], b[k]) if k.endswith(("_per_s", "_fraction")) else a[k] for k in a} if a else b
 
     def with_adjacent_roofline(run, per_token):
-        """The decode's fraction of the roofline of its own seconds (mean of the probes
-        just before and after it)."""
-        bw = (run["bandwidth_before_gb_s"] + run["bandwidth_after_gb_s"]) / 2
-        run["adjacent_roofline_fraction"] = run["decode_tokens_per_s"] / (bw * 1e9 / per_token) if bw > 0 else 0.0
+        """The decode's fraction of the roofline of its own seconds. Each block of
+        --probe-every tokens is held to the mean of the probes on either side of it
+        (its roofline seconds over its measured seconds); the run's fraction is the
+        median block's, so that one block slowed by another tenant does not stand for
+        the run (as the best of the repeats does for runs); the mean over all the
+        blocks' seconds is kept as adjacent_roofline_fraction_mean."""
+        blocks = [(n * per_token / ((a + b) / 2 * 1e9), s) for n, s, a, b in run["blocks"] if a + b > 0]
+        if not blocks:
+            run["adjacent_roofline_fraction"] = run["adjacent_roofline_fraction_mean"] = 0.0
+            return run
+        run["adjacent_roofline_fraction"] = statistics.median(ideal / s for ideal, s in blocks)
+        run["adjacent_roofline_fraction_mean"] = sum(i for i, _ in blocks) / sum(s for _, s in blocks)
         return run
 
     rows = []
@@ -146,9 +170,10 @@ def main():
                 loads.append(os.getloadavg()[0])
                 bw = max(bw, run_json([membw, "--threads", str(threads)])["read_gb_per_s"])
                 mine = with_adjacent_roofline(run_json([str(build / "benchmarks" / "uaii_bench_generate"), path, "--prompt", str(args.prompt),
-                                                        "--gen", str(args.gen), "--threads", str(threads), "--probe", probe]), per_token)
+                                                        "--gen", str(args.gen), "--threads", str(threads), "--probe", probe,
+                                                        "--probe-every", str(args.probe_every)]), per_token)
                 theirs = with_adjacent_roofline(run_json([sys.executable, "-c", LLAMA_CPP_RUNNER, path, str(args.prompt), str(args.gen),
-                                                          str(threads), probe]), per_token)
+                                                          str(threads), probe, str(args.probe_every)]), per_token)
                 runs.append({"uaii": mine, "llama_cpp": theirs})
                 ours, ref = best(ours, mine), best(ref, theirs)
             roofline = bw * 1e9 / per_token
