@@ -37,6 +37,11 @@ double ProbeBandwidth(const std::string& cmd) {
   return gbps;
 }
 
+int Fail(const absl::Status& st) {
+  std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,16 +61,13 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--probe-every")) probe_every = std::atoll(argv[i + 1]);
   }
   auto model = uaii::Model::Load(argv[1]);
-  if (!model.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str());
-    return 1;
-  }
+  if (!model.ok()) return Fail(model.status());
   uaii::SessionOptions so;
   so.threads = threads;
   so.max_context = n_prompt + n_gen + 1;
   so.prefill_chunk = 512;
   auto session = uaii::Session::Create(*model, so);
-  if (!session.ok()) return 1;
+  if (!session.ok()) return Fail(session.status());
   const int64_t vocab = (*model)->info().n_vocab;
   std::vector<uaii::TokenId> prompt(n_prompt);
   for (int64_t i = 0; i < n_prompt; ++i) prompt[i] = static_cast<uaii::TokenId>(300 + (i * 7919) % (vocab - 300));
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   auto logits = (*session)->Eval(prompt);
   auto t1 = Clock::now();
-  if (!logits.ok()) return 1;
+  if (!logits.ok()) return Fail(logits.status());
   const double bw_before = probe.empty() ? 0 : ProbeBandwidth(probe);
   const int64_t block = probe_every > 0 && !probe.empty() ? probe_every : n_gen;
   double decode = 0, bw = bw_before;
@@ -83,7 +85,7 @@ int main(int argc, char** argv) {
     const auto b0 = Clock::now();
     for (int64_t i = i0; i < i1; ++i) {
       auto l = (*session)->Decode(static_cast<uaii::TokenId>(300 + i % 1000));
-      if (!l.ok()) return 1;
+      if (!l.ok()) return Fail(l.status());
     }
     const double secs = std::chrono::duration<double>(Clock::now() - b0).count();
     decode += secs;
