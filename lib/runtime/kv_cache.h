@@ -61,13 +61,16 @@ class KvCache {
 
   // The first cell a query at qp attends to under a sliding-window mask of `window`
   // positions (0: none), rounded down to a multiple of kCellAlign: every cell below
-  // it holds a position the mask hides, so attention may skip them (0 when the
-  // resident window's ring holds positions out of cell order). kCellAlign is a
+  // it holds a position the mask hides, so attention may skip them. kCellAlign is a
   // multiple of the F16 dot's 32-element step (kernels/vec_dot.h), so each cell from
   // here on keeps its lane and the skipped products, weight 0 times a finite V, were
   // exact zeros: the dots and the softmax's sum are bit-identical with or without them.
+  // Under the resident window's ring only while qp < n_cells: until then each position
+  // up to qp is in its own cell (a batch's wrapped positions, in low cells, are after
+  // qp, and the sinks are below the first cell whenever it is not 0); once the ring
+  // wraps, cells are out of position order and every cell is read (0).
   int64_t FirstAttendedCell(int64_t qp, int64_t window) const {
-    if (window <= 0 || window_ > 0 || qp - window + 1 <= 0) return 0;
+    if (window <= 0 || qp - window + 1 <= 0 || (window_ > 0 && qp >= n_cells_)) return 0;
     return (qp - window + 1) / kCellAlign * kCellAlign;
   }
 

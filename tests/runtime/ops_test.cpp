@@ -230,6 +230,39 @@ TEST_CASE("ops: attention skips the cells a sliding window hides, bit for bit") 
   }
 }
 
+// Under the resident window's ring (4 sinks, 928 cells), before the ring wraps: the
+// sinks are positions 0-3 in cells 0-3, which a sliding layer's window hides with the
+// blocks after them; decode skips them too, bit-identical to dotting every cell. Past
+// the wrap every cell is read again.
+TEST_CASE("ops: under the resident window's ring the skip holds until the ring wraps") {
+  const int64_t T = 900, Hq = 4, Hkv = 1, D = 64, window = 100;
+  std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
+  FillUniform(29, {&q, &k, &v});
+  const AttentionParams p{0, Hq, 0.125f, window, 0};
+  ThreadPool pool(2);
+  KvCache ring({{Hkv, D, D}}, 4096, /*window=*/900, /*sinks=*/4, /*max_batch=*/1);
+  REQUIRE(ring.window() == 900);
+  const int64_t cells = ring.n_cells();
+  REQUIRE(cells > T);
+  std::vector<uint16_t> k16(cells * Hkv * D, 0), vt16(Hkv * D * cells, 0);
+  std::vector<float> got(Hq * D);
+  int64_t skipped = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    const int32_t pos = static_cast<int32_t>(t);
+    kernels::ConvertRowF16(&k[t * Hkv * D], &k16[t * Hkv * D], Hkv * D);
+    for (int64_t i = 0; i < Hkv * D; ++i) vt16[i * cells + t] = Fp32ToFp16(v[t * Hkv * D + i]);
+    Attention(ring, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos, 1, got.data(), &pool);
+    const std::vector<float> want = AllCellsDecodeRow(k16, vt16, cells, &q[t * Hq * D], t, window, Hq, Hkv, D, 0.125f);
+    if (std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) != 0) {
+      FAIL_CHECK("row " << t << " differs from the all-cells computation");
+      break;
+    }
+    skipped += ring.FirstAttendedCell(t, window);
+  }
+  CHECK(skipped > 0);
+  CHECK(ring.FirstAttendedCell(cells, window) == 0);  // wrapped: every cell
+}
+
 // The vector exp / SwiGLU (AVX2 lanes, exponent-bit 2^n) equal the scalar ExpGgml /
 // Silu bit for bit, across the whole range: saturation, the |n| > 126 fallback,
 // subnormal results, infinities and NaN.
