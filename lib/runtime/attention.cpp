@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -16,8 +17,8 @@
 namespace uaii::runtime {
 namespace {
 
-// Skipping the cells a sliding window hides keeps the F16 dots' lanes (kv_cache.h).
-static_assert(KvCache::kCellAlign % 32 == 0, "FirstAttendedCell must keep the dot's 32-element step");
+// Skipping the cell blocks a sliding window hides keeps the F16 dots' lanes (kv_cache.h).
+static_assert(KvCache::kCellAlign % 32 == 0, "AttendedCells must keep the dot's 32-element step");
 
 // A head's attention score from its raw q.k dot: scaled, then soft-capped (Gemma 2).
 inline float Score(float dot, const AttentionParams& p) {
@@ -105,6 +106,37 @@ int64_t StageBudgetBytes() {
   return bytes;
 }
 
+// Calls fn(j, cell, count) for indices [j0, j1) of the attended spans laid end to
+// end: one call per span the range touches (KvCache::AttendedCells).
+template <typename Fn>
+void ForCellRuns(const KvCache::Attended& a, int64_t j0, int64_t j1, Fn fn) {
+  const int64_t first = a.span[0].end - a.span[0].begin;
+  if (j0 < first) fn(j0, a.span[0].begin + j0, std::min(j1, first) - j0);
+  if (j1 > first) {
+    const int64_t b = std::max(j0, first);
+    fn(b, a.span[1].begin + (b - first), j1 - b);
+  }
+}
+
+// V^T rows [d, d + rows) of KV head hk over the attended cells, and their stride: in
+// place for one span; two (a wrapped ring) are copied end to end into `scratch`, so
+// that each dot still runs over its cells in cell order with no gap in its lanes.
+const uint16_t* VtRows(KvCache& cache, int layer, const KvCache::Attended& a, int64_t hk, int64_t d, int64_t rows,
+                       std::vector<uint16_t>& scratch, int64_t* stride) {
+  if (a.count == 1) {
+    *stride = cache.n_cells();
+    return cache.Vt(layer, hk, d) + a.span[0].begin;
+  }
+  const int64_t n = a.cells();
+  scratch.resize(static_cast<size_t>(rows * n));
+  for (int64_t r = 0; r < rows; ++r)
+    ForCellRuns(a, 0, n, [&](int64_t j, int64_t cell, int64_t count) {
+      std::memcpy(&scratch[r * n + j], cache.Vt(layer, hk, d + r) + cell, count * sizeof(uint16_t));
+    });
+  *stride = n;
+  return scratch.data();
+}
+
 // Decoding one query row, in three jobs over the cache instead of one task per head:
 // every head's scores for a range of cells (each K row read once for all the heads
 // that share it), each head's softmax, then the outputs for a range of value dims
@@ -121,13 +153,13 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   const KvLayerShape& s = cache.shape(p.layer);
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
-  // Cells [lo, lo + n): as in the prefill loop below; a sliding window's mask hides
-  // every cell below lo (KvCache::FirstAttendedCell).
-  const int64_t lo = cache.FirstAttendedCell(qp, p.window);
-  const int64_t n = cache.DecodeCells(qp) - lo;
+  // The cells, as in the prefill loop below: the spans a sliding window shows
+  // (KvCache::AttendedCells), n cells laid end to end, cell a.Cell(j) at index j.
+  const KvCache::Attended a = cache.AttendedCells(qp, p.window);
+  const int64_t n = a.cells();
   // The calling thread's scratch (no allocation per token once warm), read by the
   // pool's threads through these pointers: queries in f16 [Hq, D], scores [Hq, n],
-  // softmax weights in f16 [Hq, n], cell lo + j at index j.
+  // softmax weights in f16 [Hq, n].
   // The f16 rows are also widened to f32 once (qf, wf), so that a group's dots against
   // one K or V^T row share its widening (kernels/dot_f16_queries.h): the same values.
   thread_local std::vector<uint16_t> q16_buf, w16_buf;
@@ -155,21 +187,34 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // before its dots instead (as fast at one thread; the run pass is faster at two).
   const int64_t threads = pool ? pool->num_threads() : 1;
   const bool stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
+  // The K rows of cells [j0, j1), and the V^T rows [i0, i1) over every cell.
+  auto ReadK = [&](int64_t j0, int64_t j1) {
+    ForCellRuns(a, j0, j1, [&](int64_t, int64_t cell, int64_t count) {
+      ReadLines(cache.K(p.layer, cell), count * Hkv * D * 2);
+    });
+  };
+  auto ReadVt = [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      ForCellRuns(a, 0, n, [&](int64_t, int64_t cell, int64_t count) {
+        ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + cell, count * 2);
+      });
+  };
   // A range of cells: every head's dot with each K row (a masked cell's too: its row
   // holds zeros or an old position's values, and the -inf written over it below is all
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
   auto scores = [&](int64_t j0, int64_t j1) {
-    if (!stage_runs) ReadLines(cache.K(p.layer, lo + j0), (j1 - j0) * Hkv * D * 2);
+    if (!stage_runs) ReadK(j0, j1);
     // Eight cells at a time, every KV head's slice of them before the next eight: the
     // rows' bytes are used whole while in L1 and the cache is read as one stream (head
     // by head over the whole range, each pass read a quarter of every row, at a
-    // stride the prefetcher did not follow: the dots waited on K).
+    // stride the prefetcher did not follow: the dots waited on K). Spans are whole
+    // 32-cell blocks, so eight cells never straddle two.
     for (int64_t j = j0; j < j1; j += 8) {
       const int64_t rows = std::min<int64_t>(8, j1 - j);
       for (int64_t hk = 0; hk < Hkv; ++hk) {
         const int64_t h0 = hk * group;
-        kernels::DotF16QueriesRows(cache.K(p.layer, lo + j) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
+        kernels::DotF16QueriesRows(cache.K(p.layer, a.Cell(j)) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
                                    static_cast<int>(group), D, w + h0 * n + j, n);
       }
     }
@@ -182,7 +227,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       }
     }
     for (int64_t j = j0; j < j1; ++j) {
-      const int64_t pj = cache.CellPos(lo + j);
+      const int64_t pj = cache.CellPos(a.Cell(j));
       if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
     }
@@ -198,13 +243,15 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // A range of value dims (i = kv head * Dv + dim): each KV head's V^T rows in the
   // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
-    if (!stage_runs)
-      for (int64_t i = i0; i < i1; ++i) ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + lo, n * 2);
+    if (!stage_runs) ReadVt(i0, i1);
+    thread_local std::vector<uint16_t> vt_scratch;
     for (int64_t i = i0; i < i1;) {
       const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
       const int64_t h0 = hk * group;
-      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, d) + lo, cache.n_cells(), rows, w16 + h0 * n, wf + h0 * n, n,
-                                 static_cast<int>(group), n, out + h0 * Dv + d, Dv);
+      int64_t stride = 0;
+      const uint16_t* vt = VtRows(cache, p.layer, a, hk, d, rows, vt_scratch, &stride);
+      kernels::DotF16QueriesRows(vt, stride, rows, w16 + h0 * n, wf + h0 * n, n, static_cast<int>(group), n,
+                                 out + h0 * Dv + d, Dv);
       i += rows;
     }
   };
@@ -213,9 +260,8 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   auto stage_in = [&](int64_t r, int64_t runs) {
     if (!stage_runs) return;
     const int64_t c0 = RunBegin(n, kCellGrain, r, runs), c1 = RunBegin(n, kCellGrain, r + 1, runs);
-    ReadLines(cache.K(p.layer, lo + c0), (c1 - c0) * Hkv * D * 2);
-    for (int64_t i = RunBegin(Hkv_Dv, kDimGrain, r, runs); i < RunBegin(Hkv_Dv, kDimGrain, r + 1, runs); ++i)
-      ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + lo, n * 2);
+    ReadK(c0, c1);
+    ReadVt(RunBegin(Hkv_Dv, kDimGrain, r, runs), RunBegin(Hkv_Dv, kDimGrain, r + 1, runs));
   };
   RunClaimed(pool, n, kCellGrain, scores, stage_in);
   // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
@@ -250,29 +296,29 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   // (kernels/dot_f16_queries.h), every dot and softmax as for one head at a time.
   auto run = [&](int64_t begin, int64_t end) {
     // Per-thread scratch (pool threads persist): no allocation per token once warm.
-    thread_local std::vector<uint16_t> q16, w16;
+    thread_local std::vector<uint16_t> q16, w16, vt_scratch;
     thread_local std::vector<float> qf, w, wf;
     q16.resize(static_cast<size_t>(group * D));
     qf.resize(static_cast<size_t>(group * D));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t t = task / Hkv, hk = task % Hkv, h0 = hk * group;
       const int64_t qp = pos[t];
-      // Cells [lo, lo + n): lo and lo + n multiples of 32, covering qp; padded cells hold
-      // zeros and are masked, and a sliding window's mask hides every cell below lo
-      // (KvCache::FirstAttendedCell). With a KV window, once the ring wraps every cell
-      // is read; cells record their position.
-      const int64_t lo = cache.FirstAttendedCell(qp, p.window);
-      const int64_t n = cache.DecodeCells(qp) - lo;
+      // Cells: whole 32-cell blocks covering qp, padded cells holding zeros and masked,
+      // less the blocks a sliding window hides (KvCache::AttendedCells): n cells laid
+      // end to end, cell a.Cell(j) at index j. Cells record their position (the
+      // resident window's ring puts positions out of cell order once it wraps).
+      const KvCache::Attended a = cache.AttendedCells(qp, p.window);
+      const int64_t n = a.cells();
       w.assign(static_cast<size_t>(group * n), -std::numeric_limits<float>::infinity());
       w16.assign(static_cast<size_t>(group * n), 0);
       wf.resize(static_cast<size_t>(group * n));
       kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
       kernels::WidenRowF16(q16.data(), qf.data(), group * D);
       for (int64_t j = 0; j < n; ++j) {
-        const int64_t pj = cache.CellPos(lo + j);
+        const int64_t pj = cache.CellPos(a.Cell(j));
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
         if (p.window > 0 && qp - pj >= p.window) continue;
-        kernels::DotF16Queries(cache.K(p.layer, lo + j) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
+        kernels::DotF16Queries(cache.K(p.layer, a.Cell(j)) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
                                w.data() + j, n);
         for (int64_t g = 0; g < group; ++g) w[g * n + j] = Score(w[g * n + j], p);
       }
@@ -282,8 +328,9 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       }
       kernels::WidenRowF16(w16.data(), wf.data(), group * n);
       float* o = out + (t * Hq + h0) * Dv;
-      kernels::DotF16QueriesRows(cache.Vt(p.layer, hk, 0) + lo, cache.n_cells(), Dv, w16.data(), wf.data(), n,
-                                 static_cast<int>(group), n, o, Dv);
+      int64_t stride = 0;
+      const uint16_t* vt = VtRows(cache, p.layer, a, hk, 0, Dv, vt_scratch, &stride);
+      kernels::DotF16QueriesRows(vt, stride, Dv, w16.data(), wf.data(), n, static_cast<int>(group), n, o, Dv);
     }
   };
   const int64_t tasks = T * Hkv;

@@ -9,9 +9,9 @@
 //        out[d] = dot_f16(Vt[d], f16(w))           over cells
 //      Dot products run over a fixed cell count (a multiple of 32, covering p), so a
 //      row's result does not depend on how the prompt was chunked. Under a sliding
-//      window they start at the first 32-cell block the window shows
-//      (KvCache::FirstAttendedCell): the hidden cells' products were exact zeros in
-//      the same lanes, so the results are the same bits, and a long context costs the
+//      window they run over the 32-cell blocks the window shows, one span or two
+//      (KvCache::AttendedCells): the hidden cells' products were exact zeros in the
+//      same lanes, so the results are the same bits, and a long context costs the
 //      window's cells on sliding layers (Gemma 2 and 3, Mistral), not the context's.
 // q [T, Hq, D], k [T, Hkv, D], v [T, Hkv, Dv] -> out [T, Hq*Dv].
 #pragma once

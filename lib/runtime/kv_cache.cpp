@@ -10,6 +10,32 @@ namespace {
 int64_t RoundCells(int64_t n) { return (n + KvCache::kCellAlign - 1) / KvCache::kCellAlign * KvCache::kCellAlign; }
 }  // namespace
 
+KvCache::Attended KvCache::AttendedCells(int64_t qp, int64_t window) const {
+  Attended a;
+  a.span[0] = {0, DecodeCells(qp)};
+  const int64_t first = qp - window + 1;  // the oldest position the window shows
+  if (window <= 0 || first <= 0) return a;
+  auto down = [](int64_t c) { return c / kCellAlign * kCellAlign; };
+  if (window_ == 0 || qp < n_cells_) {
+    a.span[0].begin = down(first);
+    return a;
+  }
+  const int64_t ring = n_cells_ - sinks_;
+  if (window > ring || first < sinks_) return a;
+  const int64_t c_first = Cell(first), c_last = Cell(qp);
+  if (c_first <= c_last) {
+    a.span[0] = {down(c_first), std::min(n_cells_, RoundCells(c_last + 1))};
+    return a;
+  }
+  // The run wraps: its end at the ring's start, its start at the ring's end.
+  const int64_t low_end = RoundCells(c_last + 1), high_begin = down(c_first);
+  if (low_end >= high_begin) return a;  // the blocks meet: every cell
+  a.span[0] = {0, low_end};
+  a.span[1] = {high_begin, n_cells_};
+  a.count = 2;
+  return a;
+}
+
 int64_t KvCache::CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch) {
   // A window only bounds memory when the ring is smaller than the context.
   const int64_t full = RoundCells(n_ctx);

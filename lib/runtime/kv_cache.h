@@ -59,20 +59,37 @@ class KvCache {
     return std::min(n_cells_, (qp + 1 + kCellAlign - 1) / kCellAlign * kCellAlign);
   }
 
-  // The first cell a query at qp attends to under a sliding-window mask of `window`
-  // positions (0: none), rounded down to a multiple of kCellAlign: every cell below
-  // it holds a position the mask hides, so attention may skip them. kCellAlign is a
-  // multiple of the F16 dot's 32-element step (kernels/vec_dot.h), so each cell from
-  // here on keeps its lane and the skipped products, weight 0 times a finite V, were
-  // exact zeros: the dots and the softmax's sum are bit-identical with or without them.
-  // Under the resident window's ring only while qp < n_cells: until then each position
-  // up to qp is in its own cell (a batch's wrapped positions, in low cells, are after
-  // qp, and the sinks are below the first cell whenever it is not 0); once the ring
-  // wraps, cells are out of position order and every cell is read (0).
-  int64_t FirstAttendedCell(int64_t qp, int64_t window) const {
-    if (window <= 0 || qp - window + 1 <= 0 || (window_ > 0 && qp >= n_cells_)) return 0;
-    return (qp - window + 1) / kCellAlign * kCellAlign;
-  }
+  // The cells a query at qp may attend to under a sliding-window mask of `window`
+  // positions (0: none), at most two spans in cell order, each [begin, end) with both
+  // ends multiples of kCellAlign. Every cell outside them holds a position the masks
+  // hide, so attention may skip those cells (runtime/attention.cpp). kCellAlign is a
+  // multiple of the F16 dot's 32-element step (kernels/vec_dot.h), so the cells kept
+  // keep their lanes, and the skipped products, weight 0 times a finite V, were exact
+  // zeros added to accumulators that start at +0 (which never become -0): the dots and
+  // the softmax's sum are bit-identical with or without them.
+  //  - No window, or one that shows position 0: the cells [0, DecodeCells(qp)).
+  //  - Positions in their own cells (no resident ring, or it has not wrapped: qp <
+  //    n_cells; a batch's wrapped positions in low cells are later than qp): from the
+  //    block of the window's first position on. The sinks, cells 0-3, are then hidden
+  //    by the window too.
+  //  - A wrapped ring: the window's positions are the newest `window` ones, a cyclic run
+  //    of ring cells, so one span or two (the run's end at the ring's start and its
+  //    start at the ring's end); every cell when the window is longer than the ring or
+  //    shows a sink.
+  struct Span {
+    int64_t begin = 0, end = 0;
+  };
+  struct Attended {
+    Span span[2];
+    int count = 1;
+    int64_t cells() const { return span[0].end - span[0].begin + (count > 1 ? span[1].end - span[1].begin : 0); }
+    // The cell at index j of the spans laid end to end.
+    int64_t Cell(int64_t j) const {
+      const int64_t first = span[0].end - span[0].begin;
+      return j < first ? span[0].begin + j : span[1].begin + (j - first);
+    }
+  };
+  Attended AttendedCells(int64_t qp, int64_t window) const;
 
   int64_t window() const { return window_; }
   int64_t sinks() const { return sinks_; }

@@ -161,41 +161,60 @@ TEST_CASE("ops: decode attention over a long cache is identical for any thread c
 }
 
 // The all-cells decode of one row, as llama.cpp's non-flash attention orders it and as
-// attention.cpp did before it skipped the cells a sliding window hides: every cell up to
-// the 32-aligned end is dotted, masked to -inf, softmaxed and dotted with V^T. Built
-// here from the kernels on copies of K and V^T in the cache's layout.
+// attention.cpp did before it skipped the cells a sliding window hides: every cell a
+// decode at qp reads (KvCache::DecodeCells) is dotted, masked to -inf by the position
+// it holds (causal, the sliding window, the resident window), softmaxed and dotted with
+// V^T, in cell order. Built here from the kernels on a mirror of the cache's K and V^T
+// (k16 [cell][Hkv][D], vt16 [Hkv * D][cell]); the cache gives only its bookkeeping.
 namespace {
-std::vector<float> AllCellsDecodeRow(const std::vector<uint16_t>& k16, const std::vector<uint16_t>& vt16,
-                                     int64_t cells, const float* q, int64_t qp, int64_t window, int64_t Hq,
-                                     int64_t Hkv, int64_t D, float scale) {
-  const int64_t group = Hq / Hkv, n = (qp + 1 + 31) / 32 * 32;
+struct Mirror {
+  int64_t cells, Hkv, D;
+  std::vector<uint16_t> k16, vt16;
+  Mirror(int64_t cells_, int64_t Hkv_, int64_t D_)
+      : cells(cells_), Hkv(Hkv_), D(D_), k16(cells_ * Hkv_ * D_, 0), vt16(Hkv_ * D_ * cells_, 0) {}
+  void Write(int64_t cell, const float* k, const float* v) {
+    kernels::ConvertRowF16(k, &k16[cell * Hkv * D], Hkv * D);
+    for (int64_t i = 0; i < Hkv * D; ++i) vt16[i * cells + cell] = Fp32ToFp16(v[i]);
+  }
+};
+
+std::vector<float> AllCellsDecodeRow(const KvCache& cache, const Mirror& m, const float* q, int64_t qp,
+                                     int64_t window, int64_t Hq, float scale) {
+  const int64_t Hkv = m.Hkv, D = m.D, group = Hq / Hkv, n = cache.DecodeCells(qp);
   std::vector<uint16_t> q16(Hq * D), w16(Hq * n);
   std::vector<float> qf(Hq * D), w(Hq * n), wf(Hq * n), out(Hq * D);
   kernels::ConvertRowF16(q, q16.data(), Hq * D);
   kernels::WidenRowF16(q16.data(), qf.data(), Hq * D);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t hk = 0; hk < Hkv; ++hk)
-      kernels::DotF16Queries(&k16[(j * Hkv + hk) * D], &q16[hk * group * D], &qf[hk * group * D], D,
+      kernels::DotF16Queries(&m.k16[(j * Hkv + hk) * D], &q16[hk * group * D], &qf[hk * group * D], D,
                              static_cast<int>(group), D, &w[hk * group * n + j], n);
   for (int64_t h = 0; h < Hq; ++h) {
-    for (int64_t j = 0; j < n; ++j)
-      w[h * n + j] = j > qp || qp - j >= window ? -INFINITY : w[h * n + j] * scale;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t pj = cache.CellPos(j);
+      const bool hidden = pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (window > 0 && qp - pj >= window);
+      w[h * n + j] = hidden ? -INFINITY : w[h * n + j] * scale;
+    }
     SoftmaxGgml(&w[h * n], n);
     kernels::ConvertRowF16(&w[h * n], &w16[h * n], n);
     kernels::WidenRowF16(&w16[h * n], &wf[h * n], n);
   }
   for (int64_t hk = 0; hk < Hkv; ++hk)
-    kernels::DotF16QueriesRows(&vt16[hk * D * cells], cells, D, &w16[hk * group * n], &wf[hk * group * n], n,
+    kernels::DotF16QueriesRows(&m.vt16[hk * D * m.cells], m.cells, D, &w16[hk * group * n], &wf[hk * group * n], n,
                                static_cast<int>(group), n, &out[hk * group * D], D);
   return out;
+}
+
+bool SameBits(const float* a, const std::vector<float>& b) {
+  return std::memcmp(a, b.data(), b.size() * sizeof(float)) == 0;
 }
 }  // namespace
 
 // A sliding window: decode and prefill skip the whole 32-cell blocks it hides
-// (KvCache::FirstAttendedCell), bit-identical to dotting every cell, for windows on
-// and off the block edges, at 1 and 2 threads. With this shape a 512-cell window's K
-// and V exceed half of a 1 MiB L2, so decode reads each range just before its dots;
-// a 33-cell window's are read ahead as one run per thread (attention.cpp).
+// (KvCache::AttendedCells), bit-identical to dotting every cell, for windows on and
+// off the block edges, at 1 and 2 threads. With this shape a 512-cell window's K and
+// V exceed half of a 1 MiB L2, so decode reads each range just before its dots; a
+// 33-cell window's are read ahead as one run per thread (attention.cpp).
 TEST_CASE("ops: attention skips the cells a sliding window hides, bit for bit") {
   const int64_t T = 1100, Hq = 8, Hkv = 4, D = 128;
   std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
@@ -208,59 +227,70 @@ TEST_CASE("ops: attention skips the cells a sliding window hides, bit for bit") 
       INFO("window " << window << ", threads " << threads);
       ThreadPool pool(threads);
       KvCache decode({{Hkv, D, D}}, T), prefill({{Hkv, D, D}}, T);
-      const int64_t cells = decode.n_cells();
-      std::vector<uint16_t> k16(cells * Hkv * D, 0), vt16(Hkv * D * cells, 0);
+      Mirror m(decode.n_cells(), Hkv, D);
       std::vector<float> got(Hq * D), batch(T * Hq * D);
       Attention(prefill, p, q.data(), k.data(), v.data(), pos.data(), T, batch.data(), &pool);
       int64_t skipped = 0;
       for (int64_t t = 0; t < T; ++t) {
-        kernels::ConvertRowF16(&k[t * Hkv * D], &k16[t * Hkv * D], Hkv * D);
-        for (int64_t i = 0; i < Hkv * D; ++i) vt16[i * cells + t] = Fp32ToFp16(v[t * Hkv * D + i]);
+        m.Write(t, &k[t * Hkv * D], &v[t * Hkv * D]);
         Attention(decode, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos[t], 1, got.data(), &pool);
-        const std::vector<float> want = AllCellsDecodeRow(k16, vt16, cells, &q[t * Hq * D], t, window, Hq, Hkv, D, 0.125f);
-        if (std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) != 0 ||
-            std::memcmp(&batch[t * Hq * D], want.data(), want.size() * sizeof(float)) != 0) {
+        const std::vector<float> want = AllCellsDecodeRow(decode, m, &q[t * Hq * D], t, window, Hq, 0.125f);
+        if (!SameBits(got.data(), want) || !SameBits(&batch[t * Hq * D], want)) {
           FAIL_CHECK("row " << t << " differs from the all-cells computation");
           break;
         }
-        skipped += decode.FirstAttendedCell(t, window);
+        skipped += decode.AttendedCells(t, window).span[0].begin;
       }
       CHECK(skipped > 0);  // the window did hide whole blocks
     }
   }
 }
 
-// Under the resident window's ring (4 sinks, 928 cells), before the ring wraps: the
-// sinks are positions 0-3 in cells 0-3, which a sliding layer's window hides with the
-// blocks after them; decode skips them too, bit-identical to dotting every cell. Past
-// the wrap every cell is read again.
-TEST_CASE("ops: under the resident window's ring the skip holds until the ring wraps") {
-  const int64_t T = 900, Hq = 4, Hkv = 1, D = 64, window = 100;
+// Under the resident window's ring (600 positions + 4 sinks + batches of 16: 640
+// cells), over 2000 positions: before the ring wraps the sinks are hidden with the
+// blocks after them; after it, a sliding layer's positions are a cyclic run of cells,
+// one span or two. Decode (2 threads) and prefill in 16-row batches are bit-identical
+// to dotting every cell in cell order, for sliding windows of 100 and 300 and for a
+// global layer (window 0: every cell).
+TEST_CASE("ops: under the resident window's ring the skip holds before and after the wrap") {
+  const int64_t T = 2000, Hq = 4, Hkv = 1, D = 64, batch_rows = 16;
   std::vector<float> q(T * Hq * D), k(T * Hkv * D), v(T * Hkv * D);
   FillUniform(29, {&q, &k, &v});
-  const AttentionParams p{0, Hq, 0.125f, window, 0};
+  std::vector<int32_t> pos(T);
+  for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
   ThreadPool pool(2);
-  KvCache ring({{Hkv, D, D}}, 4096, /*window=*/900, /*sinks=*/4, /*max_batch=*/1);
-  REQUIRE(ring.window() == 900);
-  const int64_t cells = ring.n_cells();
-  REQUIRE(cells > T);
-  std::vector<uint16_t> k16(cells * Hkv * D, 0), vt16(Hkv * D * cells, 0);
-  std::vector<float> got(Hq * D);
-  int64_t skipped = 0;
-  for (int64_t t = 0; t < T; ++t) {
-    const int32_t pos = static_cast<int32_t>(t);
-    kernels::ConvertRowF16(&k[t * Hkv * D], &k16[t * Hkv * D], Hkv * D);
-    for (int64_t i = 0; i < Hkv * D; ++i) vt16[i * cells + t] = Fp32ToFp16(v[t * Hkv * D + i]);
-    Attention(ring, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos, 1, got.data(), &pool);
-    const std::vector<float> want = AllCellsDecodeRow(k16, vt16, cells, &q[t * Hq * D], t, window, Hq, Hkv, D, 0.125f);
-    if (std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) != 0) {
-      FAIL_CHECK("row " << t << " differs from the all-cells computation");
-      break;
+  for (int64_t window : {int64_t{100}, int64_t{300}, int64_t{0}}) {
+    INFO("window " << window);
+    const AttentionParams p{0, Hq, 0.125f, window, 0};
+    KvCache decode({{Hkv, D, D}}, 8192, 600, 4, batch_rows), prefill({{Hkv, D, D}}, 8192, 600, 4, batch_rows);
+    REQUIRE(decode.window() == 600);
+    REQUIRE(decode.n_cells() == 640);
+    Mirror md(decode.n_cells(), Hkv, D), mp(prefill.n_cells(), Hkv, D);
+    std::vector<float> got(Hq * D), batch(batch_rows * Hq * D);
+    int64_t split = 0, narrowed = 0;
+    bool same = true;
+    for (int64_t t0 = 0; t0 < T && same; t0 += batch_rows) {
+      Attention(prefill, p, &q[t0 * Hq * D], &k[t0 * Hkv * D], &v[t0 * Hkv * D], &pos[t0], batch_rows, batch.data(),
+                &pool);
+      for (int64_t t = t0; t < t0 + batch_rows; ++t) mp.Write(prefill.Cell(t), &k[t * Hkv * D], &v[t * Hkv * D]);
+      for (int64_t t = t0; t < t0 + batch_rows && same; ++t) {
+        md.Write(decode.Cell(t), &k[t * Hkv * D], &v[t * Hkv * D]);
+        Attention(decode, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos[t], 1, got.data(), &pool);
+        same = SameBits(got.data(), AllCellsDecodeRow(decode, md, &q[t * Hq * D], t, window, Hq, 0.125f)) &&
+               SameBits(&batch[(t - t0) * Hq * D], AllCellsDecodeRow(prefill, mp, &q[t * Hq * D], t, window, Hq, 0.125f));
+        if (!same) FAIL_CHECK("row " << t << " differs from the all-cells computation");
+        const KvCache::Attended a = decode.AttendedCells(t, window);
+        split += a.count == 2;
+        narrowed += a.cells() < decode.DecodeCells(t);
+      }
     }
-    skipped += ring.FirstAttendedCell(t, window);
+    if (window > 0) {
+      CHECK(narrowed > T / 2);  // most rows read fewer cells than the decode's all
+      CHECK(split > 0);         // and some of them through two spans (a wrapped run)
+    } else {
+      CHECK(narrowed == 0);
+    }
   }
-  CHECK(skipped > 0);
-  CHECK(ring.FirstAttendedCell(cells, window) == 0);  // wrapped: every cell
 }
 
 // The vector exp / SwiGLU (AVX2 lanes, exponent-bit 2^n) equal the scalar ExpGgml /
