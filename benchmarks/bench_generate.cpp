@@ -46,7 +46,9 @@ int Fail(const absl::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T] [--probe CMD [--probe-every K]]\n");
+    std::fprintf(stderr,
+                 "usage: uaii_bench_generate MODEL [--prompt N] [--gen M] [--threads T]"
+                 " [--probe CMD [--probe-every K]]\n");
     return 2;
   }
   int64_t n_prompt = 512, n_gen = 128;

@@ -154,7 +154,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
   // The cells, as in the prefill loop below: the spans a sliding window shows
-  // (KvCache::AttendedCells), n cells laid end to end, cell a.Cell(j) at index j.
+  // (KvCache::AttendedCells), n cells laid end to end, cell a.CellAt(j) at index j.
   const KvCache::Attended a = cache.AttendedCells(qp, p.window);
   const int64_t n = a.cells();
   // The calling thread's scratch (no allocation per token once warm), read by the
@@ -214,7 +214,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       const int64_t rows = std::min<int64_t>(8, j1 - j);
       for (int64_t hk = 0; hk < Hkv; ++hk) {
         const int64_t h0 = hk * group;
-        kernels::DotF16QueriesRows(cache.K(p.layer, a.Cell(j)) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
+        kernels::DotF16QueriesRows(cache.K(p.layer, a.CellAt(j)) + hk * D, Hkv * D, rows, q16 + h0 * D, qf + h0 * D, D,
                                    static_cast<int>(group), D, w + h0 * n + j, n);
       }
     }
@@ -227,7 +227,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       }
     }
     for (int64_t j = j0; j < j1; ++j) {
-      const int64_t pj = cache.CellPos(a.Cell(j));
+      const int64_t pj = cache.CellPos(a.CellAt(j));
       if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
     }
@@ -305,7 +305,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       const int64_t qp = pos[t];
       // Cells: whole 32-cell blocks covering qp, padded cells holding zeros and masked,
       // less the blocks a sliding window hides (KvCache::AttendedCells): n cells laid
-      // end to end, cell a.Cell(j) at index j. Cells record their position (the
+      // end to end, cell a.CellAt(j) at index j. Cells record their position (the
       // resident window's ring puts positions out of cell order once it wraps).
       const KvCache::Attended a = cache.AttendedCells(qp, p.window);
       const int64_t n = a.cells();
@@ -315,11 +315,11 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
       kernels::WidenRowF16(q16.data(), qf.data(), group * D);
       for (int64_t j = 0; j < n; ++j) {
-        const int64_t pj = cache.CellPos(a.Cell(j));
+        const int64_t pj = cache.CellPos(a.CellAt(j));
         if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
         if (p.window > 0 && qp - pj >= p.window) continue;
-        kernels::DotF16Queries(cache.K(p.layer, a.Cell(j)) + hk * D, q16.data(), qf.data(), D, static_cast<int>(group), D,
-                               w.data() + j, n);
+        kernels::DotF16Queries(cache.K(p.layer, a.CellAt(j)) + hk * D, q16.data(), qf.data(), D,
+                               static_cast<int>(group), D, w.data() + j, n);
         for (int64_t g = 0; g < group; ++g) w[g * n + j] = Score(w[g * n + j], p);
       }
       for (int64_t g = 0; g < group; ++g) {

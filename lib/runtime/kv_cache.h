@@ -84,7 +84,7 @@ class KvCache {
     int count = 1;
     int64_t cells() const { return span[0].end - span[0].begin + (count > 1 ? span[1].end - span[1].begin : 0); }
     // The cell at index j of the spans laid end to end.
-    int64_t Cell(int64_t j) const {
+    int64_t CellAt(int64_t j) const {
       const int64_t first = span[0].end - span[0].begin;
       return j < first ? span[0].begin + j : span[1].begin + (j - first);
     }

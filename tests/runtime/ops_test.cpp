@@ -276,8 +276,9 @@ TEST_CASE("ops: under the resident window's ring the skip holds before and after
       for (int64_t t = t0; t < t0 + batch_rows && same; ++t) {
         md.Write(decode.Cell(t), &k[t * Hkv * D], &v[t * Hkv * D]);
         Attention(decode, p, &q[t * Hq * D], &k[t * Hkv * D], &v[t * Hkv * D], &pos[t], 1, got.data(), &pool);
-        same = SameBits(got.data(), AllCellsDecodeRow(decode, md, &q[t * Hq * D], t, window, Hq, 0.125f)) &&
-               SameBits(&batch[(t - t0) * Hq * D], AllCellsDecodeRow(prefill, mp, &q[t * Hq * D], t, window, Hq, 0.125f));
+        const float* qt = &q[t * Hq * D];
+        same = SameBits(got.data(), AllCellsDecodeRow(decode, md, qt, t, window, Hq, 0.125f)) &&
+               SameBits(&batch[(t - t0) * Hq * D], AllCellsDecodeRow(prefill, mp, qt, t, window, Hq, 0.125f));
         if (!same) FAIL_CHECK("row " << t << " differs from the all-cells computation");
         const KvCache::Attended a = decode.AttendedCells(t, window);
         split += a.count == 2;
