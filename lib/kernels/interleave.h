@@ -94,15 +94,15 @@ absl::Status MatMulInterleaved(TensorType type, const void* w, int64_t out, int6
 
 // Activations prepared once for several interleaved matmuls of the same type and
 // `in` (a decode stage cut into row ranges): the reference's quantization (Q8_0 or
-// Q8_K rows, which tail rows read) plus what the group kernels read (K * sum(qs) per
-// Q8_0 block, or ActK rows). Reused buffers: no allocation once warm.
+// Q8_K rows, which tail rows read) plus what the group kernels read (K * sum(qs) and
+// the f32 scale per Q8_0 block, or ActK rows). Reused buffers: no allocation once warm.
 struct InterleavedActs {
   TensorType type = TensorType::F32;
   int64_t in = 0;
   int64_t batch = 0;
   int level = 0;  // the group kernels' ISA the activations were prepared for
   std::vector<uint8_t> acts;
-  std::vector<int32_t> sums;
+  std::vector<int32_t> sums;  // per Q8_0 block: K * sum(qs), then d widened to f32 (its bits)
   std::vector<uint8_t> actk;
 };
 
@@ -124,8 +124,9 @@ absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, in
 
 // One group's kernel: y[c * ys + r] for r < 16, c < cols (1..8). w: the group's
 // group-blocks; x: `cols` Q8_0 activation rows xs bytes apart; xk: per activation
-// row (xk_stride ints apart), per block, K * sum(x qs). K-quant kernels take ActK
-// rows instead (xs bytes apart) and ignore xk.
+// row (xk_stride ints apart), per block, the pair (K * sum(x qs), the bits of the
+// block's scale d as f32). K-quant kernels take ActK rows instead (xs bytes apart)
+// and ignore xk.
 using GroupFn = void (*)(const uint8_t* w, int64_t nb, const uint8_t* x, int64_t xs, const int32_t* xk,
                          int64_t xk_stride, int cols, float* y, int64_t ys);
 GroupFn GroupKernelAvx512(TensorType type);
