@@ -188,12 +188,12 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   const int64_t threads = pool ? pool->num_threads() : 1;
   const bool stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
   // The K rows of cells [j0, j1), and the V^T rows [i0, i1) over every cell.
-  auto ReadK = [&](int64_t j0, int64_t j1) {
+  auto read_k = [&](int64_t j0, int64_t j1) {
     ForCellRuns(a, j0, j1, [&](int64_t, int64_t cell, int64_t count) {
       ReadLines(cache.K(p.layer, cell), count * Hkv * D * 2);
     });
   };
-  auto ReadVt = [&](int64_t i0, int64_t i1) {
+  auto read_vt = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i)
       ForCellRuns(a, 0, n, [&](int64_t, int64_t cell, int64_t count) {
         ReadLines(cache.Vt(p.layer, i / Dv, i % Dv) + cell, count * 2);
@@ -204,7 +204,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // softmax sees), eight rows' reductions at a time (DotF16QueriesRows), then the
   // scores scaled (and soft-capped) head by head over the range.
   auto scores = [&](int64_t j0, int64_t j1) {
-    if (!stage_runs) ReadK(j0, j1);
+    if (!stage_runs) read_k(j0, j1);
     // Eight cells at a time, every KV head's slice of them before the next eight: the
     // rows' bytes are used whole while in L1 and the cache is read as one stream (head
     // by head over the whole range, each pass read a quarter of every row, at a
@@ -243,7 +243,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // A range of value dims (i = kv head * Dv + dim): each KV head's V^T rows in the
   // range against its group's weights, several rows per pass (DotF16QueriesRows).
   auto values = [&](int64_t i0, int64_t i1) {
-    if (!stage_runs) ReadVt(i0, i1);
+    if (!stage_runs) read_vt(i0, i1);
     thread_local std::vector<uint16_t> vt_scratch;
     for (int64_t i = i0; i < i1;) {
       const int64_t hk = i / Dv, d = i % Dv, rows = std::min(i1 - i, Dv - d);
@@ -260,8 +260,8 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   auto stage_in = [&](int64_t r, int64_t runs) {
     if (!stage_runs) return;
     const int64_t c0 = RunBegin(n, kCellGrain, r, runs), c1 = RunBegin(n, kCellGrain, r + 1, runs);
-    ReadK(c0, c1);
-    ReadVt(RunBegin(Hkv_Dv, kDimGrain, r, runs), RunBegin(Hkv_Dv, kDimGrain, r + 1, runs));
+    read_k(c0, c1);
+    read_vt(RunBegin(Hkv_Dv, kDimGrain, r, runs), RunBegin(Hkv_Dv, kDimGrain, r + 1, runs));
   };
   RunClaimed(pool, n, kCellGrain, scores, stage_in);
   // Each head's softmax as a job over the heads (serial, it was a fifth of a 512-cell
