@@ -68,7 +68,8 @@ void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, i
   }
   float mscale = yarn.attn_factor;
   if (yarn.ext_factor != 0.0f) mscale *= 1.0f + 0.1f * std::log(1.0f / freq_scale);
-  std::vector<float> cs(n_dims);  // cos, sin per pair
+  thread_local std::vector<float> cs;  // cos, sin per pair (no allocation per call once warm)
+  cs.resize(static_cast<size_t>(n_dims));
   for (int64_t t = 0; t < T; ++t) {
     float theta = static_cast<float>(pos[t]);
     for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
