@@ -309,18 +309,25 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       // resident window's ring puts positions out of cell order once it wraps).
       const KvCache::Attended a = cache.AttendedCells(qp, p.window);
       const int64_t n = a.cells();
-      w.assign(static_cast<size_t>(group * n), -std::numeric_limits<float>::infinity());
-      w16.assign(static_cast<size_t>(group * n), 0);
+      w.resize(static_cast<size_t>(group * n));
+      w16.resize(static_cast<size_t>(group * n));
       wf.resize(static_cast<size_t>(group * n));
       kernels::ConvertRowF16(q + (t * Hq + h0) * D, q16.data(), group * D);
       kernels::WidenRowF16(q16.data(), qf.data(), group * D);
+      // Every cell's dot, eight K rows' reductions at a time (DotF16QueriesRows, the
+      // same bits as one row at a time; one dot per cell left the reductions as costly
+      // as the dots at 64 dims), scaled; then each masked cell's scores are overwritten
+      // with -inf, all softmax sees of them (as in decode). Spans are whole 32-cell
+      // blocks, so eight cells never straddle two.
+      for (int64_t j = 0; j < n; j += 8)
+        kernels::DotF16QueriesRows(cache.K(p.layer, a.CellAt(j)) + hk * D, Hkv * D, std::min<int64_t>(8, n - j),
+                                   q16.data(), qf.data(), D, static_cast<int>(group), D, w.data() + j, n);
+      for (int64_t g = 0; g < group; ++g)
+        for (int64_t j = 0; j < n; ++j) w[g * n + j] = Score(w[g * n + j], p);
       for (int64_t j = 0; j < n; ++j) {
         const int64_t pj = cache.CellPos(a.CellAt(j));
-        if (pj < 0 || pj > qp || !cache.InWindow(qp, pj)) continue;
-        if (p.window > 0 && qp - pj >= p.window) continue;
-        kernels::DotF16Queries(cache.K(p.layer, a.CellAt(j)) + hk * D, q16.data(), qf.data(), D,
-                               static_cast<int>(group), D, w.data() + j, n);
-        for (int64_t g = 0; g < group; ++g) w[g * n + j] = Score(w[g * n + j], p);
+        if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
+          for (int64_t g = 0; g < group; ++g) w[g * n + j] = -std::numeric_limits<float>::infinity();
       }
       for (int64_t g = 0; g < group; ++g) {
         SoftmaxGgml(w.data() + g * n, n);  // masked cells stay -inf and come out 0
