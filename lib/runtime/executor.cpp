@@ -76,6 +76,17 @@ void ForRows(ThreadPool* pool, int64_t rows, const Fn& fn) {
   pool->ParallelFor(rows, fn, kParallelRows / 2);
 }
 
+// RmsNorm and a gated activation (Swiglu / Geglu) over `rows` rows of `cols`, by ForRows.
+void RmsNormRows(ThreadPool* pool, const float* x, const float* w, int64_t rows, int64_t cols, float eps, float* y) {
+  ForRows(pool, rows, [&](int64_t r0, int64_t r1) { RmsNorm(x + r0 * cols, w, r1 - r0, cols, eps, y + r0 * cols); });
+}
+void GatedRows(ThreadPool* pool, void (*act)(const float*, const float*, int64_t, float*), const float* gate,
+               const float* up, int64_t rows, int64_t cols, float* y) {
+  ForRows(pool, rows, [&](int64_t r0, int64_t r1) {
+    act(gate + r0 * cols, up + r0 * cols, (r1 - r0) * cols, y + r0 * cols);
+  });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, const WeightSet& weights) {
@@ -280,9 +291,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       case Kind::kSwigluFused: SwigluFused(F(s.in[0]), n / cols, cols, y); break;
       case Kind::kRmsNorm: {
         const int64_t c = shapes_[s.in[0]].back();
-        const float* a = F(s.in[0]);
-        const float* w = s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr;
-        ForRows(pool, n / c, [&](int64_t r0, int64_t r1) { RmsNorm(a + r0 * c, w, r1 - r0, c, s.f, y + r0 * c); });
+        RmsNormRows(pool, F(s.in[0]), s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr, n / c, c, s.f, y);
         break;
       }
       case Kind::kMatMul: {
@@ -339,10 +348,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         const int64_t c = shapes_[s.in[0]].back();
         const int64_t rows_n = numel(s.in[0]) / c;
         const Buf h = ThreadBuffers().Acquire(rows_n * c);
-        const float* a = F(s.in[0]);
-        const float* w = F(s.in[1]);
-        float* hd = h->data();
-        ForRows(pool, rows_n, [&](int64_t r0, int64_t r1) { RmsNorm(a + r0 * c, w, r1 - r0, c, s.f, hd + r0 * c); });
+        RmsNormRows(pool, F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h->data());
         if (s.act) {
           const Buf up = ThreadBuffers().Acquire(n);
           const StageMatmul pair[2] = {{weight_[s.in[2]], y}, {weight_[s.in[3]], up->data()}};
@@ -353,13 +359,8 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
           }
           st = Linear(*weight_[s.in[2]], h->data(), rows_n, y, pool);  // gate, written over by the activation
           if (st.ok()) st = Linear(*weight_[s.in[3]], h->data(), rows_n, up->data(), pool);
-          if (st.ok()) {  // element-wise: y may alias gate
-            const auto act = s.act == 1 ? Swiglu : Geglu;
-            const float* u = up->data();
-            ForRows(pool, rows_n, [&](int64_t r0, int64_t r1) {
-              act(y + r0 * cols, u + r0 * cols, (r1 - r0) * cols, y + r0 * cols);
-            });
-          }
+          // Element-wise: y may alias gate.
+          if (st.ok()) GatedRows(pool, s.act == 1 ? Swiglu : Geglu, y, up->data(), rows_n, cols, y);
           break;
         }
         constexpr size_t kMaxStage = 8;
@@ -394,15 +395,9 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         break;
       }
       case Kind::kSwiglu:
-      case Kind::kGeglu: {
-        const auto act = s.kind == Kind::kSwiglu ? Swiglu : Geglu;
-        const float* g = F(s.in[0]);
-        const float* u = F(s.in[1]);
-        ForRows(pool, n / cols, [&](int64_t r0, int64_t r1) {
-          act(g + r0 * cols, u + r0 * cols, (r1 - r0) * cols, y + r0 * cols);
-        });
+      case Kind::kGeglu:
+        GatedRows(pool, s.kind == Kind::kSwiglu ? Swiglu : Geglu, F(s.in[0]), F(s.in[1]), n / cols, cols, y);
         break;
-      }
       case Kind::kReshape: break;
       case Kind::kRope: {
         const ir::Shape& xs = shapes_[s.in[0]];
