@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   std::vector<std::array<int64_t, 2>> shapes = {{2048, 2048}, {5632, 2048}};
   if (shape_out > 0 && shape_in > 0) shapes = {{shape_out, shape_in}};
   std::printf("avx2: %s\n", uaii::kernels::CpuHasAvx2() ? "yes" : "no");
-  std::printf("%-5s %11s %7s %9s %8s %8s\n", "type", "out x in", "threads", "ms/call", "GFLOP/s", "GB/s");
+  std::printf("%-5s %11s %7s %9s %8s %8s %9s %8s\n", "type", "out x in", "threads", "ms/call", "GFLOP/s", "GB/s",
+              "mean ms", "mean GB/s");
   for (int threads : {1, 2}) {
     uaii::ThreadPool pool(threads);
     {
@@ -106,16 +107,19 @@ int main(int argc, char** argv) {
         };
         once();  // warm up
         const int iters = quick ? 5 : 30;
-        double sec = 1e30;
+        double sec = 1e30, sum = 0;
         for (int i = 0; i < iters; ++i) {
           const auto t0 = std::chrono::steady_clock::now();
           once();
-          sec = std::min(sec, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          const double d = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          sec = std::min(sec, d);
+          sum += d;
         }
-        std::printf("%-5s %5lldx%-5lld %7d %9.3f %8.2f %8.2f\n",
+        const double mean = sum / iters;
+        std::printf("%-5s %5lldx%-5lld %7d %9.3f %8.2f %8.2f %9.4f %8.2f\n",
                     std::string(uaii::TensorTypeName(static_cast<uint32_t>(t))).c_str(),
                     static_cast<long long>(out), static_cast<long long>(in), threads, sec * 1e3,
-                    2.0 * out * in * batch / sec * 1e-9, w.size() / sec * 1e-9);
+                    2.0 * out * in * batch / sec * 1e-9, w.size() / sec * 1e-9, mean * 1e3, w.size() / mean * 1e-9);
       }
     }
   }

@@ -17,6 +17,7 @@ TileFn Tile(TensorType type);
 }
 namespace avx512_tiles {
 TileFn Tile(TensorType type);
+TileFn FloatTile(TensorType type);  // gemm_float_avx512.cpp: F32, F16, BF16
 }
 #endif
 
@@ -131,6 +132,7 @@ KernelChoice KernelsAt(TensorType type, IsaLevel level) {
       if (level == IsaLevel::kAvx512) take(VecDotAvx512(type));
 #ifdef UAII_DISPATCH_X86
       k.tile = level == IsaLevel::kAvx512 ? avx512_tiles::Tile(type) : avx2_tiles::Tile(type);
+      if (k.tile == nullptr && level == IsaLevel::kAvx512) k.tile = avx512_tiles::FloatTile(type);
 #endif
       break;
   }

@@ -21,6 +21,7 @@ namespace uaii::kernels {
 #ifdef UAII_HAVE_AVX2_TILES
 namespace avx512_tiles {
 TileFn Tile(TensorType type);
+TileFn FloatTile(TensorType type);  // gemm_float_avx512.cpp
 }  // namespace avx512_tiles
 
 namespace avx2_tiles {
@@ -39,7 +40,10 @@ bool CpuHasAvx512Vnni() {
 TileFn TileAvx2(TensorType type) {
 #ifdef UAII_HAVE_AVX2_TILES
   static_assert(kTileCols == 4, "ByCols covers 1..4 columns");
-  if (CpuHasAvx512Vnni() && !std::getenv("UAII_NO_AVX512")) return avx512_tiles::Tile(type);
+  if (CpuHasAvx512Vnni() && !std::getenv("UAII_NO_AVX512")) {
+    const TileFn t = avx512_tiles::Tile(type);
+    return t != nullptr ? t : avx512_tiles::FloatTile(type);
+  }
   return avx2_tiles::Tile(type);
 #else
   (void)type;

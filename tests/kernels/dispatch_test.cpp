@@ -166,8 +166,12 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
                          TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
                          TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
       CHECK(VecDotSse42(t) != nullptr);
-  if (CpuSupports(IsaLevel::kAvx512))
+  if (CpuSupports(IsaLevel::kAvx512)) {
     CHECK(VecDotAvx512(TensorType::BF16) != nullptr);
+    // Float weights' prefill GEMM goes through zmm tiles (gemm_float_avx512.cpp).
+    for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16})
+      CHECK(KernelsAt(t, IsaLevel::kAvx512).tile != nullptr);
+  }
   if (CpuSupports(IsaLevel::kNeon))
     for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0,
                          TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
@@ -282,6 +286,14 @@ TEST_CASE("dispatch: F16 row kernels exact for every finite half", "[dispatch]")
       CHECK(Bits(dot(w.data() + r, x.data(), n)) ==
             Bits(uaii::kernels::VecDotRef(TensorType::F16)(w.data() + r, x.data(), n)));
     }
+    // The same halves through MatMul: 4-row tiles (where the level has them) against 2
+    // activation rows, each row's dot equal to the reference's.
+    const int64_t rows = static_cast<int64_t>(w.size()) / n / 4 * 4;
+    std::vector<float> xf(2 * n);
+    for (auto& v : xf) v = uaii::Fp16ToFp32(w[pick(rng)]);
+    INFO(LevelName(level) << " MatMul over " << rows << " rows");
+    CHECK(SameBits(Run(TensorType::F16, w.data(), rows, n, xf.data(), 2, nullptr, KernelImpl::kScalar),
+                   Run(TensorType::F16, w.data(), rows, n, xf.data(), 2, nullptr, impl)));
   }
 }
 

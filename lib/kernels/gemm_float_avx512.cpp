@@ -1,0 +1,127 @@
+// Register tiles (gemm_tile.h) for the float weight types F32, F16 and BF16 on
+// AVX-512: the prefill GEMM of unquantized weights (Hugging Face directories, F16 /
+// BF16 / F32 GGUF tensors).
+//
+// Why: without a tile every output was one row dot (vec_dot_avx2.cpp), two loads per
+// multiply-add, a quarter of the FMA ports' rate (27 GFLOP/s per thread at F32 where
+// oneDNN's brgemm reaches 106; benchmarks/bench_onednn.cpp). Here a tile of 4 weight
+// rows x 2 activation rows loads each 32-element step of the 4 rows and 2 activations
+// once for 16 zmm multiply-adds.
+//
+// Bit-identical to the row dot (vec_dot.h's fixed order): per output, zmm A holds the
+// reference's accumulators (acc0 | acc1) and zmm B (acc2 | acc3), so every product is
+// fused into the same lane in the same step order; the reduction then does the
+// reference's adds, (acc0 + acc2) + (acc1 + acc3) as the halves of A + B, then
+// t_k = s_k + s_{k+4} and (t0 + t1) + (t2 + t3), and the n % 32 tail unfused.
+#include <cstdint>
+#include <cstring>
+
+#include "formats/fp16.h"
+#include "kernels/gemm_tile.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// GCC 12 flags its own avx512fintrin.h helpers (_mm512_undefined_*) as uninitialized
+// when they inline here; a known false positive (as in interleave_avx512.cpp).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#define UAII_FT_TARGET __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw")))
+
+namespace uaii::kernels::avx512_tiles {
+namespace {
+
+constexpr int R = kTileRows;
+
+// Element loads: 16 elements widened to f32 (exact for every type), and one element.
+struct F32 {
+  using E = float;
+  UAII_FT_TARGET static __m512 Load16(const E* p) { return _mm512_loadu_ps(p); }
+  static float One(const E* p) { return *p; }
+};
+struct F16 {
+  using E = uint16_t;
+  UAII_FT_TARGET static __m512 Load16(const E* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static float One(const E* p) { return Fp16ToFp32(*p); }
+};
+struct BF16 {
+  using E = uint16_t;
+  UAII_FT_TARGET static __m512 Load16(const E* p) {
+    const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+  }
+  static float One(const E* p) { return Bf16ToFp32(*p); }
+};
+
+// The reference's reduction of one output's accumulators, then its unfused tail.
+template <typename T>
+UAII_FT_TARGET float Finish(__m512 a, __m512 b, const typename T::E* w, const typename T::E* x, int64_t np,
+                            int64_t n) {
+  const __m512 ab = _mm512_add_ps(a, b);  // (acc0 + acc2 | acc1 + acc3)
+  const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(ab),
+                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(ab), 1)));
+  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  const __m128 u = _mm_hadd_ps(t, t);
+  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
+  for (int64_t i = np; i < n; ++i) {
+    const float p = T::One(w + i) * T::One(x + i);
+    r += p;
+  }
+  return r;
+}
+
+// 4 weight rows x C activation rows (C = 1 or 2).
+template <typename T, int C>
+UAII_FT_TARGET void TileRC(const uint8_t* w, int64_t ws, const uint8_t* x, int64_t xs, int64_t n, float* y,
+                           int64_t ys) {
+  using E = typename T::E;
+  const E* wr[R];
+  const E* xr[C];
+  for (int r = 0; r < R; ++r) wr[r] = reinterpret_cast<const E*>(w + r * ws);
+  for (int c = 0; c < C; ++c) xr[c] = reinterpret_cast<const E*>(x + c * xs);
+  __m512 acc[R][C][2];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c][0] = acc[r][c][1] = _mm512_setzero_ps();
+  const int64_t np = n & ~int64_t{31};
+  for (int64_t i = 0; i < np; i += 32) {
+    __m512 xv[C][2];
+    for (int c = 0; c < C; ++c) {
+      xv[c][0] = T::Load16(xr[c] + i);
+      xv[c][1] = T::Load16(xr[c] + i + 16);
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m512 w0 = T::Load16(wr[r] + i), w1 = T::Load16(wr[r] + i + 16);
+      for (int c = 0; c < C; ++c) {
+        acc[r][c][0] = _mm512_fmadd_ps(w0, xv[c][0], acc[r][c][0]);
+        acc[r][c][1] = _mm512_fmadd_ps(w1, xv[c][1], acc[r][c][1]);
+      }
+    }
+  }
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) y[c * ys + r] = Finish<T>(acc[r][c][0], acc[r][c][1], wr[r], xr[c], np, n);
+}
+
+template <typename T>
+UAII_FT_TARGET void Tile(const void* w, int64_t ws, const void* x, int64_t xs, int64_t n, int cols, float* y,
+                         int64_t ys) {
+  const auto* wb = static_cast<const uint8_t*>(w);
+  const auto* xb = static_cast<const uint8_t*>(x);
+  int c = 0;
+  for (; c + 2 <= cols; c += 2) TileRC<T, 2>(wb, ws, xb + c * xs, xs, n, y + c * ys, ys);
+  if (c < cols) TileRC<T, 1>(wb, ws, xb + c * xs, xs, n, y + c * ys, ys);
+}
+
+}  // namespace
+
+TileFn FloatTile(TensorType type) {
+  switch (type) {
+    case TensorType::F32: return Tile<F32>;
+    case TensorType::F16: return Tile<F16>;
+    case TensorType::BF16: return Tile<BF16>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace uaii::kernels::avx512_tiles
+#endif
