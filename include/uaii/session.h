@@ -73,6 +73,12 @@ class Session {
   absl::StatusOr<std::vector<float>> Eval(std::span<const TokenId> tokens, bool all_logits = false);
   // Eval of one token; returns its logits [n_vocab].
   absl::StatusOr<std::vector<float>> Decode(TokenId token) { return Eval({&token, 1}); }
+  // The same, writing the logits into *logits. Pass the same vector every step: its
+  // storage is traded for the buffer the logits were computed in, so a generation
+  // loop neither allocates nor copies a vocabulary-sized row per token (Gemma 3's
+  // 262144 logits are 1 MiB). On error *logits is unspecified.
+  absl::Status EvalInto(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits = false);
+  absl::Status DecodeInto(TokenId token, std::vector<float>* logits) { return EvalInto({&token, 1}, logits); }
 
   int64_t n_past() const;
   int64_t max_context() const;

@@ -67,10 +67,12 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     for (TokenId t : req.prompt) sampler->Accept(t);
 
   auto t0 = Clock::now();
-  auto logits = session_->Eval(std::span<const TokenId>(req.prompt).subspan(keep));
-  if (!logits.ok()) {
+  // One logits vector for the whole generation (Session::DecodeInto trades its
+  // storage with the engine's each step: no allocation or copy per token).
+  std::vector<float> logits;
+  if (absl::Status st = session_->EvalInto(std::span<const TokenId>(req.prompt).subspan(keep), &logits); !st.ok()) {
     history_.resize(session_->n_past());
-    return logits.status();
+    return st;
   }
   history_.assign(req.prompt.begin(), req.prompt.end());
   auto t1 = Clock::now();
@@ -83,7 +85,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   StreamDecoder decoder(model.tokenizer());
   r.stop = GenerationStop::kMaxTokens;
   while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
-    auto next = sampler->SampleAndAccept(*logits);
+    auto next = sampler->SampleAndAccept(logits);
     if (!next.ok()) return next.status();
     if (model.IsEndOfGeneration(*next)) {
       r.stop = GenerationStop::kEndOfGeneration;
@@ -97,8 +99,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     if (!go_on) { r.stop = GenerationStop::kCancelled; break; }
     if (static_cast<int64_t>(r.tokens.size()) >= req.max_tokens) break;
     if (session_->n_past() >= session_->max_context()) { r.stop = GenerationStop::kContextFull; break; }
-    logits = session_->Decode(*next);
-    if (!logits.ok()) return logits.status();
+    if (absl::Status st = session_->DecodeInto(*next, &logits); !st.ok()) return st;
     history_.push_back(*next);
     ++r.decode_steps;
   }

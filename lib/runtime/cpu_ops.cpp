@@ -17,11 +17,37 @@
 namespace uaii::runtime {
 
 void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* y) {
+  // Each row's sum of squares is ggml's: one double added in element order, a chain of
+  // n dependent adds (~4 cycles each). Rows are independent, so four rows' chains run
+  // side by side (Gemma 3's per-head norms: 4 heads of 256 per decode step); each
+  // chain still adds in its own order, so every row's bits are unchanged.
+  thread_local std::vector<double> sums;
+  sums.assign(static_cast<size_t>(rows), 0.0);
+  int64_t r4 = 0;
+  for (; r4 + 4 <= rows; r4 += 4) {
+    const float* x0 = x + r4 * n;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      s0 += static_cast<double>(x0[i] * x0[i]);
+      s1 += static_cast<double>(x0[n + i] * x0[n + i]);
+      s2 += static_cast<double>(x0[2 * n + i] * x0[2 * n + i]);
+      s3 += static_cast<double>(x0[3 * n + i] * x0[3 * n + i]);
+    }
+    sums[r4] = s0;
+    sums[r4 + 1] = s1;
+    sums[r4 + 2] = s2;
+    sums[r4 + 3] = s3;
+  }
+  for (; r4 < rows; ++r4) {
+    const float* xr = x + r4 * n;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(xr[i] * xr[i]);
+    sums[r4] = sum;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * n;
     float* yr = y + r * n;
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(xr[i] * xr[i]);
+    const double sum = sums[r];
     const float mean = static_cast<float>(sum / static_cast<double>(n));
     const float scale = 1.0f / std::sqrt(mean + eps);
     for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] * scale;
@@ -53,8 +79,12 @@ void LayerNorm(const float* x, const float* w, const float* b, int64_t rows, int
   }
 }
 
-void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
-          float freq_base, float freq_scale, const float* factors, bool neox, const RopeYarn& yarn) {
+namespace {
+
+// The cos / sin table of RoPE for some positions: T rows of n_dims (cos, sin * mscale
+// pairs), computed exactly as ggml's rope does (ggml_rope_yarn).
+void RopeTable(const int32_t* pos, int64_t T, int64_t n_dims, float freq_base, float freq_scale,
+               const float* factors, const RopeYarn& yarn, float* cs) {
   const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
   // ggml_rope_yarn_corr_dims
   float corr0 = 0, corr1 = 0;
@@ -68,9 +98,7 @@ void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, i
   }
   float mscale = yarn.attn_factor;
   if (yarn.ext_factor != 0.0f) mscale *= 1.0f + 0.1f * std::log(1.0f / freq_scale);
-  thread_local std::vector<float> cs;  // cos, sin per pair (no allocation per call once warm)
-  cs.resize(static_cast<size_t>(n_dims));
-  for (int64_t t = 0; t < T; ++t) {
+  for (int64_t t = 0; t < T; ++t, cs += n_dims) {
     float theta = static_cast<float>(pos[t]);
     for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
       const float ff = factors ? factors[i0 / 2] : 1.0f;
@@ -85,6 +113,66 @@ void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, i
       cs[i0 + 1] = std::sin(th) * mscale;
       theta *= theta_scale;
     }
+  }
+}
+
+// The last few tables per thread. A layer's Q and K rotate at the same positions, and
+// layers of one RoPE base share them too (Gemma 3: 18 layers, two bases), so a decode
+// step computes each table once instead of twice per layer (128 sincos each, 1-2 us).
+// The key holds everything the table depends on, the factors by value (a pointer
+// could be a later model's tensor at the same address). No allocation once warm.
+class RopeTables {
+ public:
+  const float* Get(const int32_t* pos, int64_t T, int64_t n_dims, float freq_base, float freq_scale,
+                   const float* factors, const RopeYarn& yarn) {
+    for (Entry& e : entries_)
+      if (e.Matches(pos, T, n_dims, freq_base, freq_scale, factors, yarn)) return e.cs.data();
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    e.n_dims = n_dims;
+    e.freq_base = freq_base;
+    e.freq_scale = freq_scale;
+    e.yarn = yarn;
+    e.has_factors = factors != nullptr;
+    if (factors) e.factors.assign(factors, factors + n_dims / 2);
+    else e.factors.clear();
+    e.pos.assign(pos, pos + T);
+    e.cs.resize(static_cast<size_t>(T * n_dims));
+    RopeTable(pos, T, n_dims, freq_base, freq_scale, factors, yarn, e.cs.data());
+    return e.cs.data();
+  }
+
+ private:
+  static constexpr int kEntries = 4;
+  struct Entry {
+    int64_t n_dims = -1;
+    float freq_base = 0, freq_scale = 0;
+    RopeYarn yarn;
+    bool has_factors = false;
+    std::vector<float> factors;
+    std::vector<int32_t> pos;
+    std::vector<float> cs;
+    bool Matches(const int32_t* p, int64_t T, int64_t nd, float base, float scale, const float* f,
+                 const RopeYarn& y) const {
+      return n_dims == nd && freq_base == base && freq_scale == scale && y.ext_factor == yarn.ext_factor &&
+             y.attn_factor == yarn.attn_factor && y.beta_fast == yarn.beta_fast && y.beta_slow == yarn.beta_slow &&
+             y.n_ctx_orig == yarn.n_ctx_orig && has_factors == (f != nullptr) &&
+             static_cast<int64_t>(pos.size()) == T && std::memcmp(pos.data(), p, T * sizeof(int32_t)) == 0 &&
+             (f == nullptr || std::memcmp(factors.data(), f, factors.size() * sizeof(float)) == 0);
+    }
+  };
+  Entry entries_[kEntries];
+  int next_ = 0;
+};
+
+}  // namespace
+
+void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
+          float freq_base, float freq_scale, const float* factors, bool neox, const RopeYarn& yarn) {
+  thread_local RopeTables tables;
+  const float* table = tables.Get(pos, T, n_dims, freq_base, freq_scale, factors, yarn);
+  for (int64_t t = 0; t < T; ++t) {
+    const float* cs = table + t * n_dims;
     for (int64_t h = 0; h < heads; ++h) {
       float* v = x + (t * heads + h) * dim;
       for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {

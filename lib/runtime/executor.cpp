@@ -426,12 +426,20 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     if (profile)
       profile->AddStep(*s.type, s.name, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  // A few rows' logits are copied, so that their buffer stays in the pool (moved out,
-  // a decode step allocated and zero-filled a vocab-sized buffer every token); a
-  // prefill's all-row logits are moved rather than held twice.
-  const std::vector<float>& logits = *buf[logits_slot_];
-  if (logits.size() <= (size_t{4} << 20)) out->assign(logits.begin(), logits.end());
-  else *out = std::move(*buf[logits_slot_]);
+  // A few rows' logits stay with the pool (moved out, a decode step allocated and
+  // zero-filled a vocab-sized buffer every token): a caller's vector that already
+  // holds as many (Session::DecodeInto's, reused every step) is traded for the pool's
+  // buffer, anything else gets a copy; a prefill's all-row logits are moved rather
+  // than held twice.
+  std::vector<float>& logits = *buf[logits_slot_];
+  if (logits.size() > (size_t{4} << 20)) {
+    *out = std::move(logits);
+  } else if (out->capacity() >= logits.size()) {
+    out->resize(logits.size());
+    out->swap(logits);
+  } else {
+    out->assign(logits.begin(), logits.end());
+  }
   return absl::OkStatus();
 }
 

@@ -107,6 +107,12 @@ void Session::Truncate(int64_t n) {
 }
 
 absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens, bool all_logits) {
+  std::vector<float> logits;
+  if (absl::Status st = EvalInto(tokens, &logits, all_logits); !st.ok()) return st;
+  return logits;
+}
+
+absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits) {
   Impl& s = *impl_;
   const int64_t n = static_cast<int64_t>(tokens.size());
   if (n == 0) return absl::InvalidArgumentError("Session::Eval: no tokens");
@@ -117,7 +123,7 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
   const auto eval_start = std::chrono::steady_clock::now();
   runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
   const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
-  std::vector<float> result;
+  bool first_rows = true;  // the first chunk with output rows writes *logits itself
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
     std::vector<int32_t> pos(T);
@@ -134,10 +140,11 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
       st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out,
                                          s.storage.get());
     } else {
-      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(), &out,
-                                         s.storage.get());
-      if (result.empty()) result = std::move(out);  // one chunk (every decode step): no second copy
-      else result.insert(result.end(), out.begin(), out.end());
+      // One chunk (every decode step) goes straight into *logits: no second copy.
+      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(),
+                                         first_rows ? logits : &out, s.storage.get());
+      if (!first_rows) logits->insert(logits->end(), out.begin(), out.end());
+      first_rows = false;
     }
     if (!st.ok()) {
       s.cache->Clear(start);
@@ -150,7 +157,7 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
     ++s.decode_tokens;
   }
   s.eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
-  return result;
+  return absl::OkStatus();
 }
 
 TokenId ArgMax(std::span<const float> logits) {

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "formats/fp16.h"
@@ -33,6 +34,31 @@ TEST_CASE("ops: rms_norm") {
   CHECK(y[7] == Approx(s1));
 }
 
+// RmsNorm runs four rows' sums of squares side by side; each row must still be
+// ggml's sequential double sum, bit for bit, whatever the row count.
+TEST_CASE("ops: rms_norm rows are ggml's sequential sums for any row count") {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-3, 3);
+  for (int64_t n : {1, 7, 256, 640}) {
+    for (int64_t rows = 1; rows <= 9; ++rows) {
+      std::vector<float> x(rows * n), w(n), y(rows * n);
+      for (float& v : x) v = u(rng) * std::pow(10.0f, u(rng));  // wide exponents: order matters
+      for (float& v : w) v = u(rng);
+      RmsNorm(x.data(), w.data(), rows, n, 1e-6f, y.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[r * n + i] * x[r * n + i]);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + 1e-6f);
+        INFO("n=" << n << " rows=" << rows << " row " << r);
+        for (int64_t i = 0; i < n; ++i) {
+          const float ref = (x[r * n + i] * scale) * w[i];
+          REQUIRE(std::memcmp(&ref, &y[r * n + i], sizeof ref) == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("ops: rope norm and neox rotate the right pairs") {
   const int64_t D = 4;
   std::vector<float> a = {1, 0, 1, 0}, b = a;
@@ -54,6 +80,47 @@ TEST_CASE("ops: rope norm and neox rotate the right pairs") {
   auto c0 = c;
   Rope(c.data(), &zero, 1, 1, D, D, 10000.f, 1.f, nullptr, true);
   CHECK(c == c0);
+}
+
+// Rope keeps its last few cos/sin tables per thread (cpu_ops.cpp, RopeTables). A
+// sequence of calls that hits, misses and evicts them (positions, bases, scales,
+// factors by value, YaRN) must give each call what a thread with no tables gives.
+TEST_CASE("ops: rope's cached tables give what a fresh computation gives") {
+  const int64_t D = 8, heads = 2;
+  std::vector<float> factors_a = {1, 2, 4, 8}, factors_b = {1, 2, 4, 9};
+  RopeYarn yarn;
+  yarn.ext_factor = 1;
+  yarn.n_ctx_orig = 64;
+  struct Call {
+    std::vector<int32_t> pos;
+    float base, scale;
+    const std::vector<float>* factors;
+    const RopeYarn* yarn;
+  };
+  const RopeYarn plain;
+  const std::vector<Call> calls = {
+      {{5}, 10000, 1, nullptr, &plain},     {{5}, 10000, 1, nullptr, &plain},  // hit
+      {{5}, 1e6f, 1, nullptr, &plain},      {{6}, 10000, 1, nullptr, &plain},  // base, position
+      {{5, 6, 7}, 10000, 1, nullptr, &plain}, {{5}, 10000, 0.5f, nullptr, &plain},
+      {{5}, 10000, 1, &factors_a, &plain},  {{5}, 10000, 1, &factors_b, &plain},  // factors by value
+      {{5}, 10000, 1, nullptr, &yarn},      {{5}, 10000, 1, nullptr, &plain},  // evicted by now
+      {{5, 6, 7}, 10000, 1, nullptr, &plain}};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    const int64_t T = static_cast<int64_t>(c.pos.size());
+    std::vector<float> x(T * heads * D);
+    for (float& v : x) v = u(rng);
+    for (bool neox : {false, true}) {
+      std::vector<float> cached = x, fresh = x;
+      const float* f = c.factors ? c.factors->data() : nullptr;
+      Rope(cached.data(), c.pos.data(), T, heads, D, D, c.base, c.scale, f, neox, *c.yarn);
+      std::thread([&] { Rope(fresh.data(), c.pos.data(), T, heads, D, D, c.base, c.scale, f, neox, *c.yarn); }).join();
+      INFO("call " << i << (neox ? " neox" : ""));
+      CHECK(std::memcmp(cached.data(), fresh.data(), x.size() * sizeof(float)) == 0);
+    }
+  }
 }
 
 TEST_CASE("ops: gelu through the f16 table, silu") {

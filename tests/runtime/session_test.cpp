@@ -97,6 +97,39 @@ TEST_CASE("session: eval errors leave the session usable") {
   CHECK((*s)->n_past() == 1);
 }
 
+// The generation loop's step (generation/generator.cpp): DecodeInto gives Decode's
+// logits bit for bit and trades the caller's vector with the engine's buffer instead
+// of allocating one per token, so a reused vector's storage alternates between two
+// buffers. A chunked prefill with every row's logits still concatenates the chunks.
+TEST_CASE("session: DecodeInto equals Decode without a new buffer per token") {
+  auto m = LoadOrFail(Tiny("tiny-gemma3-q4_0.gguf"));
+  const auto prompt = TinyPrompt();
+  SessionOptions o;
+  o.max_context = 128;
+  o.prefill_chunk = 7;
+  auto a = Session::Create(m, o), b = Session::Create(m, o);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  auto all = (*a)->Eval(prompt, /*all_logits=*/true);
+  REQUIRE(all.ok());
+  std::vector<float> into;
+  REQUIRE((*b)->EvalInto(prompt, &into, /*all_logits=*/true).ok());
+  CHECK(into == *all);
+  const int64_t vocab = m->info().n_vocab;
+  std::vector<const float*> storage;
+  for (int step = 0; step < 6; ++step) {
+    const TokenId t = prompt[step];
+    auto ref = (*a)->Decode(t);
+    REQUIRE(ref.ok());
+    REQUIRE((*b)->DecodeInto(t, &into).ok());
+    REQUIRE(static_cast<int64_t>(into.size()) == vocab);
+    CHECK(std::memcmp(into.data(), ref->data(), vocab * sizeof(float)) == 0);
+    storage.push_back(into.data());
+  }
+  for (size_t i = 2; i < storage.size(); ++i) CHECK(storage[i] == storage[i - 2]);
+  CHECK(storage[1] != storage[0]);
+}
+
 TEST_CASE("session: load errors name the cause") {
   auto r = Model::Load(std::string(UAII_FIXTURE_DIR) + "/does-not-exist.gguf");
   REQUIRE_FALSE(r.ok());
