@@ -14,6 +14,7 @@ namespace uaii::kernels {
 // by requested level).
 namespace avx2_tiles {
 TileFn Tile(TensorType type);
+TileFn FloatTile(TensorType type);  // gemm_float_avx2.cpp: F32, F16, BF16
 }
 namespace avx512_tiles {
 TileFn Tile(TensorType type);
@@ -132,7 +133,8 @@ KernelChoice KernelsAt(TensorType type, IsaLevel level) {
       if (level == IsaLevel::kAvx512) take(VecDotAvx512(type));
 #ifdef UAII_DISPATCH_X86
       k.tile = level == IsaLevel::kAvx512 ? avx512_tiles::Tile(type) : avx2_tiles::Tile(type);
-      if (k.tile == nullptr && level == IsaLevel::kAvx512) k.tile = avx512_tiles::FloatTile(type);
+      if (k.tile == nullptr)
+        k.tile = level == IsaLevel::kAvx512 ? avx512_tiles::FloatTile(type) : avx2_tiles::FloatTile(type);
 #endif
       break;
   }

@@ -26,6 +26,7 @@ TileFn FloatTile(TensorType type);  // gemm_float_avx512.cpp
 
 namespace avx2_tiles {
 #include "kernels/gemm_tile_body.inc"
+TileFn FloatTile(TensorType type);  // gemm_float_avx2.cpp
 }  // namespace avx2_tiles
 
 namespace {
@@ -44,7 +45,8 @@ TileFn TileAvx2(TensorType type) {
     const TileFn t = avx512_tiles::Tile(type);
     return t != nullptr ? t : avx512_tiles::FloatTile(type);
   }
-  return avx2_tiles::Tile(type);
+  const TileFn t = avx2_tiles::Tile(type);
+  return t != nullptr ? t : avx2_tiles::FloatTile(type);
 #else
   (void)type;
   return nullptr;

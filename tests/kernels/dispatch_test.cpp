@@ -166,12 +166,12 @@ TEST_CASE("dispatch: each level runs its own kernels", "[dispatch]") {
                          TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
                          TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
       CHECK(VecDotSse42(t) != nullptr);
-  if (CpuSupports(IsaLevel::kAvx512)) {
-    CHECK(VecDotAvx512(TensorType::BF16) != nullptr);
-    // Float weights' prefill GEMM goes through zmm tiles (gemm_float_avx512.cpp).
-    for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16})
-      CHECK(KernelsAt(t, IsaLevel::kAvx512).tile != nullptr);
-  }
+  if (CpuSupports(IsaLevel::kAvx512)) CHECK(VecDotAvx512(TensorType::BF16) != nullptr);
+  // Float weights' prefill GEMM goes through tiles (gemm_float_avx2.cpp / _avx512.cpp).
+  for (IsaLevel level : {IsaLevel::kAvx2, IsaLevel::kAvx512})
+    if (CpuSupports(level))
+      for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16})
+        CHECK(KernelsAt(t, level).tile != nullptr);
   if (CpuSupports(IsaLevel::kNeon))
     for (TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0,
                          TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
