@@ -1,7 +1,8 @@
 // GEMV / GEMM throughput per weight type: y = W x for W of 2048x2048 and 5632x2048
 // (out x in), 1 and 2 threads, `batch` activation rows (1 = decode GEMV). Prints the
 // best call of the run (the machine is shared: the minimum is the least disturbed),
-// as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read.
+// as GFLOP/s (2 * out * in * batch per call) and GB/s of packed weight bytes read,
+// then the mean call's ms and GB/s (what a stream of such calls gets).
 // Not a test: uaii_bench_matmul [--quick] [--batch N] [--type NAME] [--impl scalar]
 // [--shape OUTxIN] [--interleave] (16-row interleaved weights, kernels/interleave.h)
 // [--copies N] (interleaved only: N copies of the matrix read in turn, so that a
