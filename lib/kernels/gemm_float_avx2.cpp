@@ -10,11 +10,11 @@
 //
 // Bit-identical to the row dot: each output's accumulators acc0..acc3 take the same
 // fused products in the same step order, then the reference's reduction (the same
-// code as vec_dot_avx2.cpp's DotFloat) and its unfused n % 32 tail.
+// as the row kernels', float_dot_x86.h) and its unfused n % 32 tail.
 #include <cstdint>
 #include <cstring>
 
-#include "formats/fp16.h"
+#include "kernels/float_dot_x86.h"
 #include "kernels/gemm_tile.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -23,42 +23,6 @@
 
 namespace uaii::kernels::avx2_tiles {
 namespace {
-
-struct F32 {
-  using E = float;
-  UAII_FT2_TARGET static __m256 Load8(const E* p) { return _mm256_loadu_ps(p); }
-  static float One(const E* p) { return *p; }
-};
-struct F16 {
-  using E = uint16_t;
-  UAII_FT2_TARGET static __m256 Load8(const E* p) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
-  static float One(const E* p) { return Fp16ToFp32(*p); }
-};
-struct BF16 {
-  using E = uint16_t;
-  UAII_FT2_TARGET static __m256 Load8(const E* p) {
-    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
-  }
-  static float One(const E* p) { return Bf16ToFp32(*p); }
-};
-
-// The reference's reduction of one output's four accumulators, then its unfused tail.
-template <typename T>
-UAII_FT2_TARGET float Finish(const __m256* acc, const typename T::E* w, const typename T::E* x, int64_t np,
-                             int64_t n) {
-  const __m256 s = _mm256_add_ps(_mm256_add_ps(acc[0], acc[2]), _mm256_add_ps(acc[1], acc[3]));
-  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-  const __m128 u = _mm_hadd_ps(t, t);
-  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
-  for (int64_t i = np; i < n; ++i) {
-    const float p = T::One(w + i) * T::One(x + i);
-    r += p;
-  }
-  return r;
-}
 
 // Rows r0 and r0 + 1 of the tile against one activation row.
 template <typename T>
@@ -74,8 +38,8 @@ UAII_FT2_TARGET void TwoRows(const typename T::E* w0, const typename T::E* w1, c
       b[k] = _mm256_fmadd_ps(T::Load8(w1 + i + 8 * k), xv, b[k]);
     }
   }
-  *y0 = Finish<T>(a, w0, x, np, n);
-  *y1 = Finish<T>(b, w1, x, np, n);
+  *y0 = float_dot::Finish4<T>(a, w0, x, np, n);
+  *y1 = float_dot::Finish4<T>(b, w1, x, np, n);
 }
 
 template <typename T>
@@ -96,9 +60,9 @@ UAII_FT2_TARGET void Tile(const void* w, int64_t ws, const void* x, int64_t xs, 
 
 TileFn FloatTile(TensorType type) {
   switch (type) {
-    case TensorType::F32: return Tile<F32>;
-    case TensorType::F16: return Tile<F16>;
-    case TensorType::BF16: return Tile<BF16>;
+    case TensorType::F32: return Tile<float_dot::F32>;
+    case TensorType::F16: return Tile<float_dot::F16>;
+    case TensorType::BF16: return Tile<float_dot::BF16>;
     default: return nullptr;
   }
 }

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "formats/fp16.h"
+#include "kernels/float_dot_x86.h"
 #include "kernels/gemm_tile.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -31,45 +31,6 @@ namespace uaii::kernels::avx512_tiles {
 namespace {
 
 constexpr int R = kTileRows;
-
-// Element loads: 16 elements widened to f32 (exact for every type), and one element.
-struct F32 {
-  using E = float;
-  UAII_FT_TARGET static __m512 Load16(const E* p) { return _mm512_loadu_ps(p); }
-  static float One(const E* p) { return *p; }
-};
-struct F16 {
-  using E = uint16_t;
-  UAII_FT_TARGET static __m512 Load16(const E* p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  }
-  static float One(const E* p) { return Fp16ToFp32(*p); }
-};
-struct BF16 {
-  using E = uint16_t;
-  UAII_FT_TARGET static __m512 Load16(const E* p) {
-    const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
-  }
-  static float One(const E* p) { return Bf16ToFp32(*p); }
-};
-
-// The reference's reduction of one output's accumulators, then its unfused tail.
-template <typename T>
-UAII_FT_TARGET float Finish(__m512 a, __m512 b, const typename T::E* w, const typename T::E* x, int64_t np,
-                            int64_t n) {
-  const __m512 ab = _mm512_add_ps(a, b);  // (acc0 + acc2 | acc1 + acc3)
-  const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(ab),
-                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(ab), 1)));
-  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-  const __m128 u = _mm_hadd_ps(t, t);
-  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
-  for (int64_t i = np; i < n; ++i) {
-    const float p = T::One(w + i) * T::One(x + i);
-    r += p;
-  }
-  return r;
-}
 
 // 4 weight rows x C activation rows (C = 1 or 2).
 template <typename T, int C>
@@ -99,7 +60,7 @@ UAII_FT_TARGET void TileRC(const uint8_t* w, int64_t ws, const uint8_t* x, int64
     }
   }
   for (int c = 0; c < C; ++c)
-    for (int r = 0; r < R; ++r) y[c * ys + r] = Finish<T>(acc[r][c][0], acc[r][c][1], wr[r], xr[c], np, n);
+    for (int r = 0; r < R; ++r) y[c * ys + r] = float_dot::Finish2<T>(acc[r][c][0], acc[r][c][1], wr[r], xr[c], np, n);
 }
 
 template <typename T>
@@ -116,9 +77,9 @@ UAII_FT_TARGET void Tile(const void* w, int64_t ws, const void* x, int64_t xs, i
 
 TileFn FloatTile(TensorType type) {
   switch (type) {
-    case TensorType::F32: return Tile<F32>;
-    case TensorType::F16: return Tile<F16>;
-    case TensorType::BF16: return Tile<BF16>;
+    case TensorType::F32: return Tile<float_dot::F32>;
+    case TensorType::F16: return Tile<float_dot::F16>;
+    case TensorType::BF16: return Tile<float_dot::BF16>;
     default: return nullptr;
   }
 }

@@ -11,6 +11,7 @@
 
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
+#include "kernels/float_dot_x86.h"
 #include "kernels/kquant_scales.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -70,53 +71,21 @@ UAII_AVX2 inline __m256i LoadU256(const void* p) {
 
 // --- plain float formats ---
 
-UAII_AVX2 inline __m256 LoadF32x8(const float* p) { return _mm256_loadu_ps(p); }
-UAII_AVX2 inline __m256 LoadF16x8(const uint16_t* p) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
-UAII_AVX2 inline __m256 LoadBF16x8(const uint16_t* p) {
-  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
-}
-
-// Shared body; `Load` widens 8 elements, `Scalar` one element.
-template <typename E, __m256 (*Load)(const E*), float (*Scalar)(const E*)>
-UAII_AVX2 inline float DotFloat(const E* w, const E* x, int64_t n) {
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+// Shared body (float_dot_x86.h: loads, reduction, tail).
+template <typename T>
+UAII_AVX2 inline float DotFloat(const void* wv, const void* xv, int64_t n) {
+  const auto* w = static_cast<const typename T::E*>(wv);
+  const auto* x = static_cast<const typename T::E*>(xv);
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   const int64_t np = n & ~int64_t{31};
-  for (int64_t i = 0; i < np; i += 32) {
-    acc0 = _mm256_fmadd_ps(Load(w + i), Load(x + i), acc0);
-    acc1 = _mm256_fmadd_ps(Load(w + i + 8), Load(x + i + 8), acc1);
-    acc2 = _mm256_fmadd_ps(Load(w + i + 16), Load(x + i + 16), acc2);
-    acc3 = _mm256_fmadd_ps(Load(w + i + 24), Load(x + i + 24), acc3);
-  }
-  const __m256 s = _mm256_add_ps(_mm256_add_ps(acc0, acc2), _mm256_add_ps(acc1, acc3));
-  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-  const __m128 u = _mm_hadd_ps(t, t);
-  float r = _mm_cvtss_f32(_mm_hadd_ps(u, u));
-  for (int64_t i = np; i < n; ++i) {
-    const float p = Scalar(w + i) * Scalar(x + i);
-    r += p;
-  }
-  return r;
+  for (int64_t i = 0; i < np; i += 32)
+    for (int k = 0; k < 4; ++k) acc[k] = _mm256_fmadd_ps(T::Load8(w + i + 8 * k), T::Load8(x + i + 8 * k), acc[k]);
+  return float_dot::Finish4<T>(acc, w, x, np, n);
 }
 
-inline float ScalarF32(const float* p) { return *p; }
-inline float ScalarF16(const uint16_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Fp16ToFp32(v); }
-inline float ScalarBF16(const uint16_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Bf16ToFp32(v); }
-
-UAII_AVX2 float DotF32(const void* w, const void* x, int64_t n) {
-  return DotFloat<float, LoadF32x8, ScalarF32>(static_cast<const float*>(w),
-                                               static_cast<const float*>(x), n);
-}
-UAII_AVX2 float DotF16(const void* w, const void* x, int64_t n) {
-  return DotFloat<uint16_t, LoadF16x8, ScalarF16>(static_cast<const uint16_t*>(w),
-                                                  static_cast<const uint16_t*>(x), n);
-}
-UAII_AVX2 float DotBF16(const void* w, const void* x, int64_t n) {
-  return DotFloat<uint16_t, LoadBF16x8, ScalarBF16>(static_cast<const uint16_t*>(w),
-                                                    static_cast<const uint16_t*>(x), n);
-}
+UAII_AVX2 float DotF32(const void* w, const void* x, int64_t n) { return DotFloat<float_dot::F32>(w, x, n); }
+UAII_AVX2 float DotF16(const void* w, const void* x, int64_t n) { return DotFloat<float_dot::F16>(w, x, n); }
+UAII_AVX2 float DotBF16(const void* w, const void* x, int64_t n) { return DotFloat<float_dot::BF16>(w, x, n); }
 
 // --- 32-element blocks ---
 //

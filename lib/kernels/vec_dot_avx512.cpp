@@ -26,8 +26,8 @@
 // 0.238 vs 0.241-0.249 ms for AVX2).
 #include <cstring>
 
-#include "formats/fp16.h"
 #include "kernels/dispatch.h"
+#include "kernels/float_dot_x86.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -45,41 +45,22 @@ namespace uaii::kernels {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace {
 
-UAII_AVX512 inline __m512 LoadBF16x16(const uint8_t* p) {
-  const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
-}
-
-inline float ScalarBF16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return Bf16ToFp32(v); }
-
-// kSize: bytes per element; Load widens 16 elements, Scalar one (kept generic: the
-// F32 / F16 forms of this body were measured, see above).
-template <int kSize, __m512 (*Load)(const uint8_t*), float (*Scalar)(const uint8_t*)>
+// Kept generic over the element type (float_dot_x86.h): the F32 / F16 forms of this
+// body were measured, see above.
+template <typename T>
 UAII_AVX512 inline float DotFloat(const void* wv, const void* xv, int64_t n) {
-  const auto* w = static_cast<const uint8_t*>(wv);
-  const auto* x = static_cast<const uint8_t*>(xv);
+  const auto* w = static_cast<const typename T::E*>(wv);
+  const auto* x = static_cast<const typename T::E*>(xv);
   __m512 a = _mm512_setzero_ps(), b = _mm512_setzero_ps();
   const int64_t np = n & ~int64_t{31};
   for (int64_t i = 0; i < np; i += 32) {
-    a = _mm512_fmadd_ps(Load(w + kSize * i), Load(x + kSize * i), a);
-    b = _mm512_fmadd_ps(Load(w + kSize * (i + 16)), Load(x + kSize * (i + 16)), b);
+    a = _mm512_fmadd_ps(T::Load16(w + i), T::Load16(x + i), a);
+    b = _mm512_fmadd_ps(T::Load16(w + i + 16), T::Load16(x + i + 16), b);
   }
-  const __m512 u = _mm512_add_ps(a, b);  // (acc0 + acc2) | (acc1 + acc3)
-  const __m256 s = _mm256_add_ps(_mm512_castps512_ps256(u),
-                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(u), 1)));
-  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-  const __m128 h = _mm_hadd_ps(t, t);
-  float r = _mm_cvtss_f32(_mm_hadd_ps(h, h));
-  for (int64_t i = np; i < n; ++i) {
-    const float p = Scalar(w + kSize * i) * Scalar(x + kSize * i);
-    r += p;
-  }
-  return r;
+  return float_dot::Finish2<T>(a, b, w, x, np, n);
 }
 
-UAII_AVX512 float DotBF16(const void* w, const void* x, int64_t n) {
-  return DotFloat<2, LoadBF16x16, ScalarBF16>(w, x, n);
-}
+UAII_AVX512 float DotBF16(const void* w, const void* x, int64_t n) { return DotFloat<float_dot::BF16>(w, x, n); }
 
 }  // namespace
 #pragma GCC diagnostic pop
