@@ -169,10 +169,17 @@ class RopeTables {
 
 void Rope(float* x, const int32_t* pos, int64_t T, int64_t heads, int64_t dim, int64_t n_dims,
           float freq_base, float freq_scale, const float* factors, bool neox, const RopeYarn& yarn) {
+  if (n_dims <= 0 || T <= 0) return;
   thread_local RopeTables tables;
-  const float* table = tables.Get(pos, T, n_dims, freq_base, freq_scale, factors, yarn);
+  // Tables of at most ~1 MiB (a 512-token chunk of Gemma 3's 256 dims is 512 KiB), so
+  // that a long prefill chunk does not leave tens of MiB cached per thread.
+  constexpr int64_t kMaxTableBytes = int64_t{1} << 20;
+  const int64_t rows_per_table = std::max<int64_t>(1, kMaxTableBytes / (n_dims * int64_t{sizeof(float)}));
+  const float* table = nullptr;
   for (int64_t t = 0; t < T; ++t) {
-    const float* cs = table + t * n_dims;
+    if (t % rows_per_table == 0)
+      table = tables.Get(pos + t, std::min(rows_per_table, T - t), n_dims, freq_base, freq_scale, factors, yarn);
+    const float* cs = table + (t % rows_per_table) * n_dims;
     for (int64_t h = 0; h < heads; ++h) {
       float* v = x + (t * heads + h) * dim;
       for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {

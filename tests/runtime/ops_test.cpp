@@ -121,6 +121,18 @@ TEST_CASE("ops: rope's cached tables give what a fresh computation gives") {
       CHECK(std::memcmp(cached.data(), fresh.data(), x.size() * sizeof(float)) == 0);
     }
   }
+  // Tables are cut at ~1 MiB: 8192 dims (32 rows per table) over 70 positions.
+  const int64_t wide = 8192, T = 70;
+  std::vector<int32_t> pos(T);
+  for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(3 * t + 1);
+  std::vector<float> x(T * wide);
+  for (float& v : x) v = u(rng);
+  std::vector<float> cached = x, fresh = x;
+  Rope(cached.data(), pos.data(), T, 1, wide, wide, 10000, 1, nullptr, true);
+  std::thread([&] {
+    for (int64_t t = 0; t < T; ++t) Rope(fresh.data() + t * wide, &pos[t], 1, 1, wide, wide, 10000, 1, nullptr, true);
+  }).join();
+  CHECK(std::memcmp(cached.data(), fresh.data(), x.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("ops: gelu through the f16 table, silu") {
