@@ -414,7 +414,8 @@ absl::Status GetRowsInterleaved(TensorType type, const void* w, int64_t rows, in
   for (int64_t i = 0; i < n_ids; ++i)
     if (ids[i] < 0 || ids[i] >= rows)
       return absl::OutOfRangeError(StrCat("get_rows: row id ", ids[i], " (index ", i, ") outside [0, ", rows, ")"));
-  std::vector<uint8_t> row(static_cast<size_t>(cols / g.block_elems * g.block_bytes));
+  thread_local std::vector<uint8_t> row;  // no allocation per token once warm
+  row.resize(static_cast<size_t>(cols / g.block_elems * g.block_bytes));
   for (int64_t i = 0; i < n_ids; ++i) {
     InterleavedRowToBlocks(type, w, rows, cols, ids[i], row.data());
     traits->dequantize(row.data(), out + i * cols, cols / g.block_elems);

@@ -205,40 +205,74 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
 }
 
 namespace {
+using Buf = std::shared_ptr<std::vector<float>>;
+
 // Activation buffers recycled across steps and calls on this thread: once warm, a
 // token allocates and zero-fills nothing (every op writes each element it produces).
-// Thread-local because sessions on different threads share one Executor.
+// Thread-local because sessions on different threads share one Executor. The pool
+// keeps every buffer's shared_ptr and hands out copies; one only the pool holds is
+// idle. (A deleter that returned the vector to the pool still allocated the vector
+// object and its control block on every Acquire: ~700 allocations per Gemma 3 token.)
 class BufferPool {
  public:
-  std::shared_ptr<std::vector<float>> Acquire(int64_t n) {
-    // Smallest free buffer that holds n, else a new one.
-    size_t best = free_.size();
-    for (size_t i = 0; i < free_.size(); ++i)
-      if (static_cast<int64_t>(free_[i].capacity()) >= n &&
-          (best == free_.size() || free_[i].capacity() < free_[best].capacity()))
-        best = i;
-    std::vector<float> v;
-    if (best < free_.size()) {
-      v = std::move(free_[best]);
-      free_[best] = std::move(free_.back());
-      free_.pop_back();
+  // The smallest idle buffer that holds n floats, else the largest idle one grown to
+  // n once the pool is full, else a new one.
+  Buf Acquire(int64_t n) {
+    const size_t need = static_cast<size_t>(n);
+    Buf* fit = nullptr;
+    Buf* largest = nullptr;
+    for (Buf& b : bufs_) {
+      if (b.use_count() != 1) continue;
+      if (b->capacity() >= need && (fit == nullptr || b->capacity() < (*fit)->capacity())) fit = &b;
+      if (largest == nullptr || b->capacity() > (*largest)->capacity()) largest = &b;
     }
-    v.resize(static_cast<size_t>(n));
-    return std::shared_ptr<std::vector<float>>(new std::vector<float>(std::move(v)), [this](std::vector<float>* p) {
-      if (free_.size() < kMaxFree && p->capacity() > 0) free_.push_back(std::move(*p));
-      delete p;
-    });
+    Buf* pick = fit != nullptr ? fit : bufs_.size() >= kMaxBuffers ? largest : nullptr;
+    if (pick == nullptr) {
+      bufs_.push_back(std::make_shared<std::vector<float>>());
+      pick = &bufs_.back();
+    }
+    (*pick)->resize(need);
+    return *pick;
   }
 
  private:
-  static constexpr size_t kMaxFree = 64;
-  std::vector<std::vector<float>> free_;
+  static constexpr size_t kMaxBuffers = 64;
+  std::vector<Buf> bufs_;
 };
 
 BufferPool& ThreadBuffers() {
   thread_local BufferPool pool;
   return pool;
 }
+
+// One Run's step slots (a few hundred shared_ptrs), reused across calls on this
+// thread instead of a vector allocated per token; a nested Run on the same thread
+// gets its own. Every slot is released back to the pool when the Run returns.
+class Slots {
+ public:
+  explicit Slots(size_t n) {
+    thread_local std::vector<Buf> scratch;
+    thread_local bool in_use = false;
+    if (!in_use) {
+      in_use = true;
+      in_use_ = &in_use;
+      slots_ = &scratch;
+    }
+    slots_->assign(n, nullptr);
+  }
+  ~Slots() {
+    for (Buf& b : *slots_) b.reset();
+    if (in_use_ != nullptr) *in_use_ = false;
+  }
+  Slots(const Slots&) = delete;
+  Slots& operator=(const Slots&) = delete;
+  Buf& operator[](size_t i) { return (*slots_)[i]; }
+
+ private:
+  std::vector<Buf> own_;
+  std::vector<Buf>* slots_ = &own_;
+  bool* in_use_ = nullptr;
+};
 }  // namespace
 
 absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
@@ -251,8 +285,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
   for (int64_t t = 0; t < T; ++t)
     if (positions[t] < 0 || positions[t] >= cache.n_ctx())
       return absl::OutOfRangeError(StrCat("position ", positions[t], " outside the context of ", cache.n_ctx()));
-  using Buf = std::shared_ptr<std::vector<float>>;
-  std::vector<Buf> buf(shapes_.size());
+  Slots buf(shapes_.size());
   auto F = [&](int sl) -> const float* {
     if (!weight_[sl]) return buf[sl]->data();
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);

@@ -24,6 +24,10 @@ struct Session::Impl {
   double eval_seconds = 0;
   uint64_t expert_decode_bytes = 0;  // expert LRU reads during single-token steps
   int64_t decode_tokens = 0;
+  // EvalInto's per-chunk positions and output rows, kept so that a decode step
+  // allocates nothing.
+  std::vector<int32_t> pos;
+  std::vector<int64_t> rows;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -126,9 +130,11 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
   bool first_rows = true;  // the first chunk with output rows writes *logits itself
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
-    std::vector<int32_t> pos(T);
+    std::vector<int32_t>& pos = s.pos;
+    pos.resize(static_cast<size_t>(T));
     for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(start + off + t);
-    std::vector<int64_t> rows;
+    std::vector<int64_t>& rows = s.rows;
+    rows.clear();
     if (all_logits)
       for (int64_t t = 0; t < T; ++t) rows.push_back(t);
     else if (off + T == n)

@@ -98,10 +98,10 @@ TEST_CASE("session: eval errors leave the session usable") {
 }
 
 // The generation loop's step (generation/generator.cpp): DecodeInto gives Decode's
-// logits bit for bit and trades the caller's vector with the engine's buffer instead
-// of allocating one per token, so a reused vector's storage alternates between two
-// buffers. A chunked prefill with every row's logits still concatenates the chunks.
-TEST_CASE("session: DecodeInto equals Decode without a new buffer per token") {
+// logits bit for bit, into the caller's reused vector (that it allocates nothing per
+// token is decode_alloc_test.cpp's). A chunked prefill with every row's logits still
+// concatenates the chunks.
+TEST_CASE("session: EvalInto and DecodeInto equal Eval and Decode") {
   auto m = LoadOrFail(Tiny("tiny-gemma3-q4_0.gguf"));
   const auto prompt = TinyPrompt();
   SessionOptions o;
@@ -116,7 +116,6 @@ TEST_CASE("session: DecodeInto equals Decode without a new buffer per token") {
   REQUIRE((*b)->EvalInto(prompt, &into, /*all_logits=*/true).ok());
   CHECK(into == *all);
   const int64_t vocab = m->info().n_vocab;
-  std::vector<const float*> storage;
   for (int step = 0; step < 6; ++step) {
     const TokenId t = prompt[step];
     auto ref = (*a)->Decode(t);
@@ -124,10 +123,7 @@ TEST_CASE("session: DecodeInto equals Decode without a new buffer per token") {
     REQUIRE((*b)->DecodeInto(t, &into).ok());
     REQUIRE(static_cast<int64_t>(into.size()) == vocab);
     CHECK(std::memcmp(into.data(), ref->data(), vocab * sizeof(float)) == 0);
-    storage.push_back(into.data());
   }
-  for (size_t i = 2; i < storage.size(); ++i) CHECK(storage[i] == storage[i - 2]);
-  CHECK(storage[1] != storage[0]);
 }
 
 TEST_CASE("session: load errors name the cause") {
