@@ -211,17 +211,14 @@ int32_t Offset(TensorType type, Resolved r) {
   }
 }
 
-int32_t PackI16(int a, int b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(a)) |
-                              static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16);
-}
-
 // ActK (interleave.h) from one Q8_K super-block.
 void ToActK(const quant::BlockQ8_K& x, ActK* a) {
   a->d = x.d;
-  int bs[8];
-  for (int j = 0; j < 8; ++j) bs[j] = x.bsums[2 * j] + x.bsums[2 * j + 1];
-  for (int p = 0; p < 4; ++p) a->bsp[p] = PackI16(bs[2 * p], bs[2 * p + 1]);
+  for (int j = 0; j < 8; ++j) {
+    const int bs = x.bsums[2 * j] + x.bsums[2 * j + 1];
+    a->bs_hi[j] = static_cast<int8_t>(bs >> 7);  // floor(bs / 128): an arithmetic shift
+    a->bs_lo[j] = static_cast<int8_t>(bs & 127);
+  }
   for (int j = 0; j < 16; ++j) a->nb32[j] = -32 * x.bsums[j];
   std::memcpy(a->qs, x.qs, sizeof(a->qs));
 }

@@ -39,7 +39,7 @@
 // So lane r's dword is always 4 consecutive weights of one sub-block: a byte-dot
 // against the activation's 4 matching bytes (ActK.qs, the Q8_K quants as they are)
 // adds to row r's sub-block sum, one int32 multiply applies the scale. Q6_K's -32
-// offset starts each sub-block sum at ActK.nb32, Q4_K's mins use ActK.bsp, all in
+// offset starts each sub-block sum at ActK.nb32, Q4_K's mins use ActK.bs_lo/bs_hi, all in
 // integers.
 //
 // Exactness: with unsigned weights u = q + K (K = 8, 16, 128 for Q4_0, Q5_0, Q8_0),
@@ -58,11 +58,14 @@ namespace uaii::kernels {
 inline constexpr int kInterleaveRows = 16;
 
 // A Q8_K activation super-block as the K-quant group kernels read it: qs as they
-// are; bsp[p] = int16 pair (bs_2p, bs_2p+1) with bs_j = bsums[2j] + bsums[2j+1] (the
-// 32-element sub-block sums, for Q4_K's mins); nb32[j] = -32 * bsums[j] (Q6_K).
+// are; the 32-element sub-block sums bs_j = bsums[2j] + bsums[2j+1] (for Q4_K's mins,
+// |bs_j| <= 4096) split into signed bytes, bs_j = 128 * bs_hi[j] + bs_lo[j] with
+// bs_lo in [0, 127] and bs_hi in [-32, 31], so that the mins (unsigned 6-bit bytes)
+// meet them in the same byte-dot as the quants; nb32[j] = -32 * bsums[j] (Q6_K).
 struct ActK {
   float d;
-  int32_t bsp[4];
+  int8_t bs_lo[8];
+  int8_t bs_hi[8];
   int32_t nb32[16];
   int8_t qs[256];
 };

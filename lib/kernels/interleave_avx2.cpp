@@ -33,7 +33,6 @@ UAII_IL_TARGET inline VI SetI(int32_t v) { return {_mm256_set1_epi32(v), _mm256_
 template <int n> UAII_IL_TARGET inline VI SllI(VI a) { return {_mm256_slli_epi32(a.lo, n), _mm256_slli_epi32(a.hi, n)}; }
 template <int n> UAII_IL_TARGET inline VI SrlI(VI a) { return {_mm256_srli_epi32(a.lo, n), _mm256_srli_epi32(a.hi, n)}; }
 template <int n> UAII_IL_TARGET inline VI SraI(VI a) { return {_mm256_srai_epi32(a.lo, n), _mm256_srai_epi32(a.hi, n)}; }
-UAII_IL_TARGET inline VI Madd(VI a, VI b) { return {_mm256_madd_epi16(a.lo, b.lo), _mm256_madd_epi16(a.hi, b.hi)}; }
 UAII_IL_TARGET inline VI MulLo(VI a, VI b) { return {_mm256_mullo_epi32(a.lo, b.lo), _mm256_mullo_epi32(a.hi, b.hi)}; }
 UAII_IL_TARGET inline __m256i Bcast4Half(const void* x4) {
   int32_t v;

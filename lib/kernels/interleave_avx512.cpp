@@ -30,7 +30,6 @@ UAII_IL_TARGET inline VI SetI(int32_t v) { return _mm512_set1_epi32(v); }
 template <int n> UAII_IL_TARGET inline VI SllI(VI a) { return _mm512_slli_epi32(a, n); }
 template <int n> UAII_IL_TARGET inline VI SrlI(VI a) { return _mm512_srli_epi32(a, n); }
 template <int n> UAII_IL_TARGET inline VI SraI(VI a) { return _mm512_srai_epi32(a, n); }
-UAII_IL_TARGET inline VI Madd(VI a, VI b) { return _mm512_madd_epi16(a, b); }
 UAII_IL_TARGET inline VI MulLo(VI a, VI b) { return _mm512_mullo_epi32(a, b); }
 UAII_IL_TARGET inline VI Bcast4(const void* x4) {
   int32_t v;

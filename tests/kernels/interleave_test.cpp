@@ -147,6 +147,50 @@ TEST_CASE("interleave: matmul equals the scalar reference bit for bit", "[interl
   }
 }
 
+// The K-quant kernels split each 32-element sub-block sum of the Q8_K activation into
+// bytes (ActK: 128 * bs_hi + bs_lo, bs_hi in [-32, 31]); activations whose quants all
+// sit at an end of the int8 range reach the sums' ends (-4096: every quant -128; near
+// +4064: every quant 127).
+TEST_CASE("interleave: K-quants at the activation sums' extremes", "[interleave]") {
+  const auto isas = Isas();
+  if (isas.empty()) {
+    WARN("SKIP: no interleaved group kernels on this CPU (they need AVX2 + FMA + F16C)");
+    return;
+  }
+  std::mt19937 rng(5);
+  const int64_t in = 512, out = 33;
+  std::vector<std::vector<float>> rows;
+  rows.push_back(std::vector<float>(in, -1.0f));  // quants all -128
+  rows.push_back(std::vector<float>(in, 1.0f));   // all -128 too (Q8_K scales by -128 / max)
+  std::vector<float> high(in, 1.0f);
+  for (int64_t i = 0; i < in; i += 256) high[i] = -1.0f;  // each super-block's max is negative: the rest quantize to 127
+  rows.push_back(high);
+  std::vector<float> alternating(in);
+  for (int64_t i = 0; i < in; ++i) alternating[i] = (i / 32) % 2 ? 3.0f : -3.0f;
+  rows.push_back(alternating);
+  std::vector<float> x;
+  for (const auto& r : rows) x.insert(x.end(), r.begin(), r.end());
+  const int64_t batch = static_cast<int64_t>(rows.size());
+  for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K}) {
+    const auto w = RandomMatrix(t, out, in, rng);
+    std::vector<uint8_t> packed(w.size());
+    REQUIRE(uaii::kernels::RepackInterleaved(t, w.data(), out, in, packed.data()).ok());
+    for (int64_t b : {int64_t{1}, batch}) {
+      for (int64_t r0 = 0; r0 + b <= batch; r0 += b) {
+        std::vector<float> ref(static_cast<size_t>(out * b)), y(ref.size());
+        REQUIRE(uaii::MatMul(t, w.data(), out, in, x.data() + r0 * in, b, ref.data(), nullptr, KernelImpl::kScalar).ok());
+        for (InterleaveIsa isa : isas) {
+          INFO(uaii::TensorTypeName(static_cast<uint32_t>(t)) << " rows " << r0 << ".." << r0 + b
+                                                            << " isa=" << static_cast<int>(isa));
+          REQUIRE(uaii::kernels::MatMulInterleaved(t, packed.data(), out, in, x.data() + r0 * in, b, y.data(), nullptr,
+                                                   isa).ok());
+          CHECK(SameBits(ref, y));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("interleave: bad shapes and types are errors naming the cause", "[interleave]") {
   std::vector<uint8_t> w(64 * 34), dst(w.size());
   auto st = uaii::kernels::RepackInterleaved(TensorType::Q5_K, w.data(), 1, 256, dst.data());
