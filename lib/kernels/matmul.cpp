@@ -76,47 +76,41 @@ void ForRange(ThreadPool* pool, int64_t n, int64_t min_chunk, Fn&& fn) {
 
 bool HasMatMulKernel(TensorType type) { return kernels::VecDotRef(type) != nullptr; }
 
-absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
-                    int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
-  Act act;
+namespace {
+
+// The checks every entry point makes; on success *act and *row_bytes describe `type`.
+absl::Status CheckShape(TensorType type, int64_t out, int64_t in, int64_t batch, Act* act, int64_t* row_bytes) {
   const TensorTypeTraits* traits = FindTensorType(static_cast<uint32_t>(type));
-  if (traits == nullptr || !ActFormat(type, &act) || !HasMatMulKernel(type)) {
+  if (traits == nullptr || !ActFormat(type, act) || !HasMatMulKernel(type)) {
     return absl::UnimplementedError(absl::StrCat("matmul: no kernel for tensor type ", Name(type)));
   }
   if (out < 0 || in < 0 || batch < 0) {
     return absl::InvalidArgumentError(absl::StrCat("matmul: negative shape out=", out,
                                                    " in=", in, " batch=", batch));
   }
-  const auto row_bytes = RowBytes(*traits, static_cast<uint64_t>(in));
-  if (!row_bytes) {
+  const auto rb = RowBytes(*traits, static_cast<uint64_t>(in));
+  if (!rb) {
     return absl::InvalidArgumentError(absl::StrCat(
         "matmul: row length ", in, " is not a multiple of the ", Name(type), " block size ",
         traits->block_size));
   }
   int64_t total;
-  if (__builtin_mul_overflow(static_cast<int64_t>(*row_bytes), out, &total) ||
+  if (__builtin_mul_overflow(static_cast<int64_t>(*rb), out, &total) ||
       __builtin_mul_overflow(in, batch, &total)) {
     return absl::InvalidArgumentError(absl::StrCat("matmul: shape overflows: out=", out,
                                                    " in=", in, " batch=", batch));
   }
-  if (out == 0 || batch == 0) return absl::OkStatus();
-  if (w == nullptr || x == nullptr || y == nullptr) {
-    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
-  }
+  *row_bytes = static_cast<int64_t>(*rb);
+  return absl::OkStatus();
+}
+
+// y = W acts for activations already in the type's format (checked shape).
+absl::Status RunPrepared(TensorType type, Act act, int64_t row_bytes, const void* w, int64_t out, int64_t in,
+                         const uint8_t* acts, int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
   const absl::StatusOr<kernels::KernelChoice> kc = kernels::ChooseKernels(type, impl);
   if (!kc.ok()) return kc.status();
   const VecDotFn dot = kc->dot;
-
-  // Prepare every activation row once (row b depends only on x row b).
   const int64_t act_bytes = ActRowBytes(act, in);
-  // The calling thread's scratch, reused across calls (no allocation per token once
-  // warm); bound to references so that pool workers' lambdas see this thread's.
-  thread_local std::vector<uint8_t> acts_scratch;
-  std::vector<uint8_t>& acts = acts_scratch;
-  acts.resize(static_cast<size_t>(act_bytes * batch));
-  ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, acts.data() + b * act_bytes);
-  });
 
   // Output rows split across threads (in whole tiles of kTileRows); each y element is
   // one dot product, computed by a register tile (gemm_tile.h) where the type has one
@@ -124,7 +118,7 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
   // cache tiles of kCacheRows so that those weights stay in cache across the batch,
   // and each register tile takes up to kTileCols activation rows at once.
   const uint8_t* wb = static_cast<const uint8_t*>(w);
-  const int64_t wrow = static_cast<int64_t>(*row_bytes);
+  const int64_t wrow = row_bytes;
   const kernels::TileFn tile = kc->tile;
   constexpr int64_t R = kernels::kTileRows, C = kernels::kTileCols;
   const int64_t kCacheRows = batch == 1 ? 64 : 16;
@@ -135,7 +129,7 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
       const int64_t t1 = std::min(o1, t + kCacheRows);
       for (int64_t b = 0; b < batch; b += C) {
         const int cols = static_cast<int>(std::min(C, batch - b));
-        const uint8_t* a = acts.data() + b * act_bytes;
+        const uint8_t* a = acts + b * act_bytes;
         int64_t o = t;
         if (tile != nullptr) {
           for (; o + R <= t1; o += R) {
@@ -154,6 +148,54 @@ absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, con
     }
   });
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status PrepareMatMulActs(TensorType type, int64_t in, const float* x, int64_t batch,
+                               std::vector<uint8_t>* acts, ThreadPool* pool) {
+  Act act;
+  int64_t row_bytes;
+  if (absl::Status st = CheckShape(type, 0, in, batch, &act, &row_bytes); !st.ok()) return st;
+  if (batch > 0 && x == nullptr) return absl::InvalidArgumentError("matmul: null input pointer");
+  const int64_t act_bytes = ActRowBytes(act, in);
+  acts->resize(static_cast<size_t>(act_bytes * batch));
+  uint8_t* dst = acts->data();
+  // Every activation row once (row b depends only on x row b).
+  ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, dst + b * act_bytes);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status MatMulPrepared(TensorType type, const void* w, int64_t out, int64_t in, const uint8_t* acts,
+                            int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
+  Act act;
+  int64_t row_bytes;
+  if (absl::Status st = CheckShape(type, out, in, batch, &act, &row_bytes); !st.ok()) return st;
+  if (out == 0 || batch == 0) return absl::OkStatus();
+  if (w == nullptr || acts == nullptr || y == nullptr) {
+    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
+  }
+  return RunPrepared(type, act, row_bytes, w, out, in, acts, batch, y, pool, impl);
+}
+
+absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
+                    int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
+  Act act;
+  int64_t row_bytes;
+  if (absl::Status st = CheckShape(type, out, in, batch, &act, &row_bytes); !st.ok()) return st;
+  if (out == 0 || batch == 0) return absl::OkStatus();
+  if (w == nullptr || x == nullptr || y == nullptr) {
+    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
+  }
+  // A forced level the CPU lacks fails before any work.
+  if (const absl::StatusOr<kernels::KernelChoice> kc = kernels::ChooseKernels(type, impl); !kc.ok()) return kc.status();
+  // The calling thread's scratch, reused across calls (no allocation per token once
+  // warm); the pool's workers read it through the pointer.
+  thread_local std::vector<uint8_t> acts_scratch;
+  if (absl::Status st = PrepareMatMulActs(type, in, x, batch, &acts_scratch, pool); !st.ok()) return st;
+  return RunPrepared(type, act, row_bytes, w, out, in, acts_scratch.data(), batch, y, pool, impl);
 }
 
 absl::Status DequantizeRow(TensorType type, const void* row, int64_t cols, float* out) {

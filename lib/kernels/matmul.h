@@ -15,6 +15,7 @@
 // bit-identical. Threads split output rows only.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "formats/tensor_type.h"
@@ -39,6 +40,16 @@ bool HasMatMulKernel(TensorType type);
 absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in,
                     const float* x, int64_t batch, float* y, ThreadPool* pool = nullptr,
                     KernelImpl impl = KernelImpl::kAuto);
+
+// MatMul in two steps, for several row ranges of matrices of one type and `in` that
+// share an activation (a decode stage's grains, runtime/stage_linear.h): the
+// activation rows converted once to the type's format (*acts resized; pool may split
+// the rows), then y = W acts for any run of W's rows. Bit-identical to MatMul.
+absl::Status PrepareMatMulActs(TensorType type, int64_t in, const float* x, int64_t batch,
+                               std::vector<uint8_t>* acts, ThreadPool* pool = nullptr);
+absl::Status MatMulPrepared(TensorType type, const void* w, int64_t out, int64_t in, const uint8_t* acts,
+                            int64_t batch, float* y, ThreadPool* pool = nullptr,
+                            KernelImpl impl = KernelImpl::kAuto);
 
 // Dequantizes one packed row of `cols` elements to f32 (bit-exact with gguf.quants).
 absl::Status DequantizeRow(TensorType type, const void* row, int64_t cols, float* out);

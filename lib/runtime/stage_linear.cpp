@@ -18,67 +18,72 @@ namespace {
 
 constexpr int64_t kGroupRows = kernels::kInterleaveRows;  // grains cut at whole 16-row groups
 
-// About this many weight bytes per grain: ~5 us of streaming at 25 GB/s. Interleaved
-// weights read an activation row prepared once per stage (PreparedByType); row-major
-// ones quantize it again per grain (well under 1 us for Q8_0 at 640-2048 wide, but
-// 0.8-1.7 us for K-quants' Q8_K, so their grains are 4x larger).
+// About this many weight bytes per grain: ~5 us of streaming at 25 GB/s. Every grain
+// reads an activation row prepared once per stage and weight type (PreparedByType).
 constexpr int64_t kGrainBytes = 128 << 10;
-constexpr int64_t kKQuantGrainFactor = 4;
-
-bool IsKQuant(TensorType t) {
-  return t == TensorType::Q2_K || t == TensorType::Q3_K || t == TensorType::Q4_K || t == TensorType::Q5_K ||
-         t == TensorType::Q6_K;
-}
-
-// Row-major K-quant matrices re-prepare their activation per grain: larger grains.
-int64_t GrainBytes(const StageMatmul* parts, int n_parts, bool any_row_major) {
-  bool k_quant = false;
-  for (int k = 0; k < n_parts; ++k) k_quant |= IsKQuant(parts[k].w->type);
-  return any_row_major && k_quant ? kGrainBytes * kKQuantGrainFactor : kGrainBytes;
-}
 // At most this many grains per thread: the largest matrix (Gemma 3's 178 MB output
 // head) gets grains of ~1.4 MB at 2 threads (~60 us), so the thread that finishes
 // first waits at most about that long for the other, even after a preemption.
 constexpr int64_t kMaxGrainsPerThread = 64;
 
-// y[r0, r1) = rows [r0, r1) of W times x. r0 is a multiple of 16 and r1 is too, or
-// W's last row: such a slice of the interleaved layout is itself an interleaved
-// matrix (its groups, then any tail rows row-major), as a slice of a row-major one is.
-// `prepared`: x already prepared for W's interleaved kernels (null: prepare here).
-absl::Status Rows(const BoundWeight& w, const float* x, int64_t r0, int64_t r1, float* y,
-                  const kernels::InterleavedActs* prepared = nullptr) {
+// The activation row of a stage prepared for one weight type: for the interleaved
+// kernels (il), or in the row-major kernels' format (rm, kernels/matmul.h).
+struct Prepared {
+  const kernels::InterleavedActs* il = nullptr;
+  const uint8_t* rm = nullptr;
+};
+
+// y[r0, r1) = rows [r0, r1) of W times the prepared x. r0 is a multiple of 16 and r1
+// is too, or W's last row: such a slice of the interleaved layout is itself an
+// interleaved matrix (its groups, then any tail rows row-major), as a slice of a
+// row-major one is.
+absl::Status Rows(const BoundWeight& w, int64_t r0, int64_t r1, float* y, const Prepared& x) {
   const uint64_t off = static_cast<uint64_t>(r0) * w.row_bytes;
-  if (const uint8_t* il = InterleavedData(w)) {
-    if (prepared != nullptr) return kernels::MatMulInterleavedPrepared(*prepared, il + off, r1 - r0, y + r0);
-    return kernels::MatMulInterleaved(w.type, il + off, r1 - r0, w.shape[1], x, 1, y + r0, nullptr);
-  }
-  return MatMul(w.type, w.data + off, r1 - r0, w.shape[1], x, 1, y + r0, nullptr);
+  if (const uint8_t* il = InterleavedData(w)) return kernels::MatMulInterleavedPrepared(*x.il, il + off, r1 - r0, y + r0);
+  return MatMulPrepared(w.type, w.data + off, r1 - r0, w.shape[1], x.rm, 1, y + r0, nullptr);
 }
 
-// The activation row prepared once per interleaved weight type of a stage, on the
-// calling thread before the grains run (grains used to prepare it each: 1-2 us per
-// grain, ~4000 grains per TinyLlama token). Per-thread slots: no allocation once warm.
+// The activation row prepared once per weight type of a stage, on the calling thread
+// before the grains run (then only read, by every thread). Grains used to prepare it
+// each: 1-2 us per grain, ~4000 grains per TinyLlama token, and a worker's own
+// scratch that grew the first time it took a larger matrix's grain (an allocation in
+// the middle of a decode). Per-thread slots of the calling thread: no allocation once
+// warm.
 class PreparedByType {
  public:
   static constexpr int kSlots = 8;
-  // Prepares x for w's type unless already done; null when w is not interleaved.
-  absl::StatusOr<const kernels::InterleavedActs*> For(const BoundWeight& w, const float* x) {
-    if (InterleavedData(w) == nullptr) return nullptr;
+  absl::StatusOr<Prepared> For(const BoundWeight& w, const float* x) {
+    const bool il = InterleavedData(w) != nullptr;
     for (int i = 0; i < used_; ++i)
-      if (types_[i] == w.type) return &Slots()[i];
-    if (used_ == kSlots) return nullptr;
-    kernels::InterleavedActs* a = &Slots()[used_];
-    if (absl::Status st = kernels::PrepareInterleavedActs(w.type, w.shape[1], x, 1, a); !st.ok()) return st;
-    types_[used_++] = w.type;
-    return a;
+      if (types_[i] == w.type && interleaved_[i] == il) return Get(i, il);
+    if (used_ == kSlots) return absl::InvalidArgumentError("stage: more than 8 weight types");
+    const int i = used_;
+    absl::Status st = il ? kernels::PrepareInterleavedActs(w.type, w.shape[1], x, 1, &Interleaved()[i])
+                         : PrepareMatMulActs(w.type, w.shape[1], x, 1, &RowMajor()[i]);
+    if (!st.ok()) return st;
+    types_[i] = w.type;
+    interleaved_[i] = il;
+    ++used_;
+    return Get(i, il);
   }
 
  private:
-  static kernels::InterleavedActs* Slots() {
+  Prepared Get(int i, bool il) const {
+    Prepared p;
+    if (il) p.il = &Interleaved()[i];
+    else p.rm = RowMajor()[i].data();
+    return p;
+  }
+  static kernels::InterleavedActs* Interleaved() {
     thread_local kernels::InterleavedActs slots[kSlots];
     return slots;
   }
+  static std::vector<uint8_t>* RowMajor() {
+    thread_local std::vector<uint8_t> slots[kSlots];
+    return slots;
+  }
   TensorType types_[kSlots] = {};
+  bool interleaved_[kSlots] = {};
   int used_ = 0;
 };
 
@@ -210,17 +215,14 @@ absl::Status StageLinear(const StageMatmul* parts, int n_parts, const float* x, 
   }
   const RowSpace space(rows, rb, n_parts);
   PreparedByType prepared;
-  const kernels::InterleavedActs* acts[kMaxParts];
-  bool row_major = false;
+  Prepared acts[kMaxParts];
   for (int k = 0; k < n_parts; ++k) {
-    absl::StatusOr<const kernels::InterleavedActs*> a = prepared.For(*parts[k].w, x);
+    absl::StatusOr<Prepared> a = prepared.For(*parts[k].w, x);
     if (!a.ok()) return a.status();
     acts[k] = *a;
-    row_major |= acts[k] == nullptr;
   }
-  const int64_t grain_bytes = GrainBytes(parts, n_parts, row_major);
-  return RunGrains(space, grain_bytes, pool,
-                   [&](int p, int64_t r0, int64_t r1) { return Rows(*parts[p].w, x, r0, r1, parts[p].y, acts[p]); });
+  return RunGrains(space, kGrainBytes, pool,
+                   [&](int p, int64_t r0, int64_t r1) { return Rows(*parts[p].w, r0, r1, parts[p].y, acts[p]); });
 }
 
 absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct act, const float* x,
@@ -231,15 +233,13 @@ absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct
   const int64_t rb[1] = {static_cast<int64_t>(gate.row_bytes + up.row_bytes)};
   const RowSpace space(rows, rb, 1);
   PreparedByType prepared;
-  absl::StatusOr<const kernels::InterleavedActs*> gate_acts = prepared.For(gate, x);
+  absl::StatusOr<Prepared> gate_acts = prepared.For(gate, x);
   if (!gate_acts.ok()) return gate_acts.status();
-  absl::StatusOr<const kernels::InterleavedActs*> up_acts = prepared.For(up, x);
+  absl::StatusOr<Prepared> up_acts = prepared.For(up, x);
   if (!up_acts.ok()) return up_acts.status();
-  const StageMatmul pair[2] = {{&gate, y}, {&up, up_rows}};
-  const int64_t grain_bytes = GrainBytes(pair, 2, *gate_acts == nullptr || *up_acts == nullptr);
-  return RunGrains(space, grain_bytes, pool, [&](int, int64_t r0, int64_t r1) {
-    absl::Status st = Rows(gate, x, r0, r1, y, *gate_acts);
-    if (st.ok()) st = Rows(up, x, r0, r1, up_rows, *up_acts);
+  return RunGrains(space, kGrainBytes, pool, [&](int, int64_t r0, int64_t r1) {
+    absl::Status st = Rows(gate, r0, r1, y, *gate_acts);
+    if (st.ok()) st = Rows(up, r0, r1, up_rows, *up_acts);
     // Element-wise, so a row range gives each element what the whole call gives it.
     if (st.ok()) (act == StageAct::kSwiglu ? Swiglu : Geglu)(y + r0, up_rows + r0, r1 - r0, y + r0);
     return st;

@@ -15,8 +15,8 @@
 // grain: each output element is still one dot product of the same row against the
 // same activation, quantized the same way (MatMul's contract, kernels/matmul.h);
 // grains split output rows, never a reduction. The activation row is prepared once
-// per stage and weight type for the interleaved kernels, before the grains run (then
-// only read); row-major weights quantize it again per grain.
+// per stage and weight type, interleaved or row-major, before the grains run (then
+// only read).
 #pragma once
 #include <cstdint>
 
