@@ -119,6 +119,7 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
 absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits) {
   Impl& s = *impl_;
   const int64_t n = static_cast<int64_t>(tokens.size());
+  if (logits == nullptr) return absl::InvalidArgumentError("Session::EvalInto: null logits vector");
   if (n == 0) return absl::InvalidArgumentError("Session::Eval: no tokens");
   if (s.n_past + n > s.opts.max_context)
     return absl::OutOfRangeError(StrCat("context full: ", s.n_past, " + ", n, " tokens exceed max_context ",

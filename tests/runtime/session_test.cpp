@@ -88,6 +88,9 @@ TEST_CASE("session: eval errors leave the session usable") {
   REQUIRE_FALSE(r.ok());
   CHECK(std::string(r.status().message()).find("99999") != std::string::npos);
   CHECK((*s)->n_past() == 0);
+  const absl::Status null_out = (*s)->DecodeInto(5, nullptr);
+  CHECK(std::string(null_out.message()).find("null logits") != std::string::npos);
+  CHECK((*s)->n_past() == 0);
   std::vector<TokenId> too_long(9, 5);
   CHECK_FALSE((*s)->Eval(too_long).ok());
   auto ok = (*s)->Eval(std::vector<TokenId>{5, 6, 7});
