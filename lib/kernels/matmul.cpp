@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/dispatch.h"
 #include "kernels/gemm_tile.h"
@@ -104,12 +105,45 @@ absl::Status CheckShape(TensorType type, int64_t out, int64_t in, int64_t batch,
   return absl::OkStatus();
 }
 
-// y = W acts for activations already in the type's format (checked shape).
-absl::Status RunPrepared(TensorType type, Act act, int64_t row_bytes, const void* w, int64_t out, int64_t in,
-                         const uint8_t* acts, int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
-  const absl::StatusOr<kernels::KernelChoice> kc = kernels::ChooseKernels(type, impl);
-  if (!kc.ok()) return kc.status();
-  const VecDotFn dot = kc->dot;
+// A checked multiply: the type's activation format and row bytes, the kernels of the
+// requested level, and whether there is any work (out or batch may be 0).
+struct Call {
+  Act act = Act::kF32;
+  int64_t row_bytes = 0;
+  kernels::KernelChoice kc;
+  bool empty = false;
+};
+
+// CheckShape, then what a multiply needs: the pointers (x: the input rows, raw or
+// prepared) and the kernels of the requested level.
+absl::StatusOr<Call> CheckCall(TensorType type, const void* w, int64_t out, int64_t in, const void* x,
+                               int64_t batch, const float* y, KernelImpl impl) {
+  Call c;
+  if (absl::Status st = CheckShape(type, out, in, batch, &c.act, &c.row_bytes); !st.ok()) return st;
+  c.empty = out == 0 || batch == 0;
+  if (c.empty) return c;
+  if (w == nullptr || x == nullptr || y == nullptr) {
+    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
+  }
+  absl::StatusOr<kernels::KernelChoice> choice = kernels::ChooseKernels(type, impl);
+  if (!choice.ok()) return choice.status();
+  c.kc = *choice;
+  return c;
+}
+
+// Every activation row converted once to the type's format (row b depends only on x row b).
+void PrepareRows(Act act, int64_t in, const float* x, int64_t batch, uint8_t* dst, ThreadPool* pool) {
+  const int64_t act_bytes = ActRowBytes(act, in);
+  ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, dst + b * act_bytes);
+  });
+}
+
+// y = W acts for activations already in the type's format (a checked, non-empty call).
+void RunPrepared(const Call& c, const void* w, int64_t out, int64_t in, const uint8_t* acts, int64_t batch,
+                 float* y, ThreadPool* pool) {
+  const VecDotFn dot = c.kc.dot;
+  const Act act = c.act;
   const int64_t act_bytes = ActRowBytes(act, in);
 
   // Output rows split across threads (in whole tiles of kTileRows); each y element is
@@ -118,8 +152,8 @@ absl::Status RunPrepared(TensorType type, Act act, int64_t row_bytes, const void
   // cache tiles of kCacheRows so that those weights stay in cache across the batch,
   // and each register tile takes up to kTileCols activation rows at once.
   const uint8_t* wb = static_cast<const uint8_t*>(w);
-  const int64_t wrow = row_bytes;
-  const kernels::TileFn tile = kc->tile;
+  const int64_t wrow = c.row_bytes;
+  const kernels::TileFn tile = c.kc.tile;
   constexpr int64_t R = kernels::kTileRows, C = kernels::kTileCols;
   const int64_t kCacheRows = batch == 1 ? 64 : 16;
   const int64_t groups = (out + R - 1) / R;
@@ -143,59 +177,44 @@ absl::Status RunPrepared(TensorType type, Act act, int64_t row_bytes, const void
           }
         }
         for (; o < t1; ++o)
-          for (int c = 0; c < cols; ++c) y[(b + c) * out + o] = dot(wb + o * wrow, a + c * act_bytes, in);
+          for (int k = 0; k < cols; ++k) y[(b + k) * out + o] = dot(wb + o * wrow, a + k * act_bytes, in);
       }
     }
   });
-  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status PrepareMatMulActs(TensorType type, int64_t in, const float* x, int64_t batch,
                                std::vector<uint8_t>* acts, ThreadPool* pool) {
-  Act act;
+  Act act = Act::kF32;
   int64_t row_bytes;
   if (absl::Status st = CheckShape(type, 0, in, batch, &act, &row_bytes); !st.ok()) return st;
   if (batch > 0 && x == nullptr) return absl::InvalidArgumentError("matmul: null input pointer");
-  const int64_t act_bytes = ActRowBytes(act, in);
-  acts->resize(static_cast<size_t>(act_bytes * batch));
-  uint8_t* dst = acts->data();
-  // Every activation row once (row b depends only on x row b).
-  ForRange(batch > 1 ? pool : nullptr, batch, 1, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) PrepareRow(act, x + b * in, in, dst + b * act_bytes);
-  });
+  acts->resize(static_cast<size_t>(ActRowBytes(act, in) * batch));
+  PrepareRows(act, in, x, batch, acts->data(), pool);
   return absl::OkStatus();
 }
 
 absl::Status MatMulPrepared(TensorType type, const void* w, int64_t out, int64_t in, const uint8_t* acts,
                             int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
-  Act act;
-  int64_t row_bytes;
-  if (absl::Status st = CheckShape(type, out, in, batch, &act, &row_bytes); !st.ok()) return st;
-  if (out == 0 || batch == 0) return absl::OkStatus();
-  if (w == nullptr || acts == nullptr || y == nullptr) {
-    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
-  }
-  return RunPrepared(type, act, row_bytes, w, out, in, acts, batch, y, pool, impl);
+  const absl::StatusOr<Call> c = CheckCall(type, w, out, in, acts, batch, y, impl);
+  if (!c.ok()) return c.status();
+  if (!c->empty) RunPrepared(*c, w, out, in, acts, batch, y, pool);
+  return absl::OkStatus();
 }
 
 absl::Status MatMul(TensorType type, const void* w, int64_t out, int64_t in, const float* x,
                     int64_t batch, float* y, ThreadPool* pool, KernelImpl impl) {
-  Act act;
-  int64_t row_bytes;
-  if (absl::Status st = CheckShape(type, out, in, batch, &act, &row_bytes); !st.ok()) return st;
-  if (out == 0 || batch == 0) return absl::OkStatus();
-  if (w == nullptr || x == nullptr || y == nullptr) {
-    return absl::InvalidArgumentError("matmul: null weight, input or output pointer");
-  }
-  // A forced level the CPU lacks fails before any work.
-  if (const absl::StatusOr<kernels::KernelChoice> kc = kernels::ChooseKernels(type, impl); !kc.ok()) return kc.status();
+  const absl::StatusOr<Call> c = CheckCall(type, w, out, in, x, batch, y, impl);
+  if (!c.ok() || c->empty) return c.status();
   // The calling thread's scratch, reused across calls (no allocation per token once
   // warm); the pool's workers read it through the pointer.
-  thread_local std::vector<uint8_t> acts_scratch;
-  if (absl::Status st = PrepareMatMulActs(type, in, x, batch, &acts_scratch, pool); !st.ok()) return st;
-  return RunPrepared(type, act, row_bytes, w, out, in, acts_scratch.data(), batch, y, pool, impl);
+  thread_local std::vector<uint8_t> acts;
+  acts.resize(static_cast<size_t>(ActRowBytes(c->act, in) * batch));
+  PrepareRows(c->act, in, x, batch, acts.data(), pool);
+  RunPrepared(*c, w, out, in, acts.data(), batch, y, pool);
+  return absl::OkStatus();
 }
 
 absl::Status DequantizeRow(TensorType type, const void* row, int64_t cols, float* out) {

@@ -20,6 +20,12 @@ namespace {
 // Skipping the cell blocks a sliding window hides keeps the F16 dots' lanes (kv_cache.h).
 static_assert(KvCache::kCellAlign % 32 == 0, "AttendedCells must keep the dot's 32-element step");
 
+// Whether the mask hides position pj (a cell's, -1 when empty) from a query at qp:
+// empty, in the future, outside the resident window, or outside the sliding window.
+inline bool Hidden(const KvCache& cache, const AttentionParams& p, int64_t qp, int64_t pj) {
+  return pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window);
+}
+
 // A head's attention score from its raw q.k dot: scaled, then soft-capped (Gemma 2).
 inline float Score(float dot, const AttentionParams& p) {
   float sj = dot * p.scale;
@@ -227,8 +233,7 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
       }
     }
     for (int64_t j = j0; j < j1; ++j) {
-      const int64_t pj = cache.CellPos(a.CellAt(j));
-      if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
+      if (Hidden(cache, p, qp, cache.CellPos(a.CellAt(j))))
         for (int64_t h = 0; h < Hq; ++h) w[h * n + j] = -std::numeric_limits<float>::infinity();  // softmax: 0
     }
   };
@@ -325,8 +330,7 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
       for (int64_t g = 0; g < group; ++g)
         for (int64_t j = 0; j < n; ++j) w[g * n + j] = Score(w[g * n + j], p);
       for (int64_t j = 0; j < n; ++j) {
-        const int64_t pj = cache.CellPos(a.CellAt(j));
-        if (pj < 0 || pj > qp || !cache.InWindow(qp, pj) || (p.window > 0 && qp - pj >= p.window))
+        if (Hidden(cache, p, qp, cache.CellPos(a.CellAt(j))))
           for (int64_t g = 0; g < group; ++g) w[g * n + j] = -std::numeric_limits<float>::infinity();
       }
       for (int64_t g = 0; g < group; ++g) {

@@ -468,8 +468,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
   if (logits.size() > (size_t{4} << 20)) {
     *out = std::move(logits);
   } else if (out->capacity() >= logits.size()) {
-    out->resize(logits.size());
-    out->swap(logits);
+    out->swap(logits);  // the pool's Acquire sizes what it gets back
   } else {
     out->assign(logits.begin(), logits.end());
   }
