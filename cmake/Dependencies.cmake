@@ -8,7 +8,6 @@ find_package(simdjson CONFIG REQUIRED)
 add_compile_definitions(SIMDJSON_THREADS_ENABLED=1)
 find_package(FlatBuffers CONFIG REQUIRED)  # targets flatbuffers::flatbuffers(_shared)
 find_package(CURL REQUIRED)
-find_package(dnnl CONFIG REQUIRED)
 # pybind11 through CMake's FindPython (its legacy FindPythonInterp trips over pyenv shims).
 set(PYBIND11_FINDPYTHON ON)
 find_package(Python COMPONENTS Interpreter Development.Module REQUIRED)
