@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "hub/sha256.h"
+#include "util/sha256.h"
 #include "loaders/hf_config.h"
 #include "loaders/hf_family.h"
 #include "loaders/safetensors_file.h"

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "models/blocks.h"
 #include "models/graph_builder.h"
 #include "util/str_cat.h"
 
@@ -75,9 +74,17 @@ class Decoder {
     std::string q, k, v;
     if (b_.spec().Find(P(il, "attn_qkv.weight"))) {
       std::string qkv = Linear(x, P(il, "attn_qkv"), nq + nk + nv, E, P(il, "qkv"));
-      q = b_.Op("slice", {qkv}, P(il, "q"), {{"begin", int64_t{0}}, {"size", nq}});
-      k = b_.Op("slice", {qkv}, P(il, "k"), {{"begin", nq}, {"size", nk}});
-      v = b_.Op("slice", {qkv}, P(il, "v"), {{"begin", nq + nk}, {"size", nv}});
+      // Without a fused bias, separate Q/K/V biases apply (llama.cpp create_tensor_qkv).
+      const bool split_bias = !b_.spec().Find(P(il, "attn_qkv.bias"));
+      auto part = [&](const std::string& n, int64_t begin, int64_t size) {
+        const std::string out = P(il, n);
+        const bool bias = split_bias && b_.spec().Find(P(il, "attn_" + n + ".bias"));
+        std::string y = b_.Op("slice", {qkv}, bias ? out + "_nobias" : out, {{"begin", begin}, {"size", size}});
+        return bias ? Bias(y, P(il, "attn_" + n + ".bias"), size, out) : y;
+      };
+      q = part("q", 0, nq);
+      k = part("k", nq, nk);
+      v = part("v", nq + nk, nv);
     } else {
       q = Linear(x, P(il, "attn_q"), nq, E, P(il, "q"));
       k = Linear(x, P(il, "attn_k"), nk, E, P(il, "k"));
@@ -96,9 +103,10 @@ class Decoder {
       k = b_.Op("rms_norm", {k, b_.Weight(P(il, "attn_k_norm.weight"), {s_.head_dim_k})}, P(il, "k_normed"),
                 {{"eps", s_.rms_eps}});
     }
-    const int64_t window = c_.window ? c_.window(il) : 0;
+    const bool sliding = c_.swa.size > 0 && il < static_cast<int>(c_.swa.layers.size()) && c_.swa.layers[il];
     if (c_.rope_mode != "none" && (!c_.rope_layer || c_.rope_layer(il))) {
-      auto rope = RopeAttrs(s_, c_.rope_mode, s_.rope_freq_base, s_.rope_freq_scale, /*yarn=*/true);
+      auto rope = sliding ? RopeAttrs(s_, c_.rope_mode, c_.swa.rope_base, c_.swa.rope_scale)
+                          : RopeAttrs(s_, c_.rope_mode, s_.rope_freq_base, s_.rope_freq_scale);
       std::string factors =
           b_.OptionalWeight(c_.rope_factors.empty() ? "rope_freqs.weight" : c_.rope_factors, {s_.n_rot / 2});
       std::vector<std::string> in = {q, positions_, factors};
@@ -116,7 +124,7 @@ class Decoder {
     if (c_.q_prescale != 0) q = b_.Op("scale", {q}, P(il, "q_scaled"), {{"scale", c_.q_prescale}});
     const double kq = c_.kq_scale != 0 ? c_.kq_scale : 1.0f / std::sqrt(static_cast<float>(s_.head_dim_k));
     std::map<std::string, ir::AttrValue> attn = {{"layer", int64_t{il}}, {"scale", kq}};
-    if (window > 0) attn["window"] = window;
+    if (sliding) attn["window"] = c_.swa.size;
     if (c_.attn_softcap > 0) attn["softcap"] = c_.attn_softcap;
     std::string o = b_.Op("attention", {q, k, v}, P(il, "attn"), attn);
     return Linear(o, P(il, "attn_output"), E, s_.n_head * s_.head_dim_v, P(il, "attn_out"));
@@ -163,6 +171,41 @@ class Decoder {
 };
 
 }  // namespace
+
+std::map<std::string, ir::AttrValue> RopeAttrs(const ModelSpec& s, const std::string& mode, double base,
+                                               double scale) {
+  std::map<std::string, ir::AttrValue> rope = {
+      {"mode", mode}, {"n_dims", s.n_rot}, {"freq_base", base}, {"freq_scale", scale}};
+  // llama.cpp's ext_factor and attn_factor are the context's, so every layer's.
+  if (s.yarn_ext_factor != 0 || s.yarn_attn_factor != 1) {
+    rope["ext_factor"] = s.yarn_ext_factor;
+    rope["attn_factor"] = s.yarn_attn_factor;
+    rope["beta_fast"] = s.yarn_beta_fast;
+    rope["beta_slow"] = s.yarn_beta_slow;
+    rope["n_ctx_orig"] = s.n_ctx_orig;
+  }
+  return rope;
+}
+
+absl::StatusOr<std::vector<bool>> SwaPattern(const ModelSpec& s, int64_t n_pattern, bool dense_first) {
+  const std::string key = "attention.sliding_window_pattern";
+  std::vector<bool> out(static_cast<size_t>(s.n_layer));
+  if (s.hparams.IsArray(key)) {
+    auto arr = s.hparams.IntArray(key);
+    if (!arr.ok()) return arr.status();
+    if (static_cast<int64_t>((*arr)->size()) != s.n_layer)
+      return absl::InvalidArgumentError(StrCat(s.hparams.origin(), key, " has ", (*arr)->size(),
+                                               " entries for ", s.n_layer, " layers"));
+    for (size_t il = 0; il < out.size(); ++il) out[il] = (**arr)[il] != 0;
+    return out;
+  }
+  auto n = s.hparams.Int(key, n_pattern);
+  if (!n.ok()) return n.status();
+  if (*n < 0) return absl::InvalidArgumentError(StrCat(s.hparams.origin(), key, " = ", *n, " must not be negative"));
+  for (int64_t il = 0; il < s.n_layer; ++il)
+    out[il] = *n == 0 || (dense_first ? il % *n != 0 : il % *n < *n - 1);
+  return out;
+}
 
 absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg) {
   return Decoder(s, cfg).Build();

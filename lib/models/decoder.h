@@ -2,13 +2,16 @@
 // learned positions), n_layer blocks of attention + feed-forward with pre- and/or
 // post-norms, and the output head. A family builder fills a DecoderConfig from its
 // ModelSpec and calls BuildDecoder; optional tensors are found by presence:
-//   attn_{q,k,v,output}.bias, attn_qkv.{weight,bias} (fused Q|K|V rows),
+//   attn_{q,k,v,output}.bias, attn_qkv.{weight,bias} (fused Q|K|V rows; separate Q/K/V
+//   biases beside a fused weight without its own bias, as llama.cpp's create_tensor_qkv),
 //   ffn_{up,gate,down}.bias, ffn_up with 2 n_ff rows and no ffn_gate (fused gate|up),
 //   *_norm.bias (LayerNorm), output.weight (else tied to token_embd), output.bias.
 // Shapes follow llama.cpp's create_tensor calls; a mismatch names the tensor.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
@@ -17,6 +20,19 @@
 namespace uaii::models {
 
 class GraphBuilder;
+
+// Sliding-window attention layers (llama.cpp's is_swa layers and their RoPE).
+struct SlidingWindow {
+  int64_t size = 0;            // keys with pos_q - pos_k >= size are masked; 0: no sliding layers
+  std::vector<bool> layers;    // layer il slides when layers[il]
+  double rope_base = 10000;    // the sliding layers' RoPE (rope_freq_{base,scale}_train_swa)
+  double rope_scale = 1;
+};
+
+// llama.cpp's load_swa_pattern: `attention.sliding_window_pattern` is either a bool per
+// layer, or a period n (default `n_pattern`): layer il slides when il % n != 0 with
+// `dense_first`, else when il % n < n - 1; n = 0 makes every layer slide.
+absl::StatusOr<std::vector<bool>> SwaPattern(const ModelSpec& s, int64_t n_pattern, bool dense_first);
 
 struct DecoderConfig {
   enum class Norm { kRms, kLayer };          // RMSNorm (rms_eps) or LayerNorm (norm_eps, + bias)
@@ -28,7 +44,7 @@ struct DecoderConfig {
   bool learned_positions = false;  // x += position_embd[pos]
   std::string rope_mode = "norm";  // "norm", "neox" or "none"
   std::function<bool(int)> rope_layer;     // false = layer il skips RoPE; null = all rotate
-  std::function<int64_t(int)> window;      // sliding window of layer il; null = none
+  SlidingWindow swa;
   std::string rope_factors;        // optional per-frequency factor tensor ("" = rope_freqs.weight)
   double q_prescale = 0;           // Q *= this before attention, 0 = none
   double kq_scale = 0;             // softmax(kq_scale K.Q); 0 = 1/sqrtf(head_dim)
@@ -46,6 +62,11 @@ struct DecoderConfig {
   // returns the block's output tensor. Mixture-of-experts families (moe_families.cpp).
   std::function<std::string(GraphBuilder&, int il, const std::string& x)> ffn_block;
 };
+
+// Rope op attributes: mode, n_dims, base, scale and the spec's YaRN ext_factor /
+// attn_factor / betas / original context when the file sets them.
+std::map<std::string, ir::AttrValue> RopeAttrs(const ModelSpec& s, const std::string& mode, double base,
+                                               double scale);
 
 absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg);
 

@@ -1,5 +1,7 @@
 #include "models/families.h"
 
+#include <set>
+
 #include "util/str_cat.h"
 
 namespace uaii::models {
@@ -7,15 +9,15 @@ namespace {
 
 constexpr Family kFamilies[] = {
     // arch       builder      what it adds
-    {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU; optional output.weight "
-                             "(Mistral GGUFs use this architecture too)"},
-    {"gemma3",  BuildGemma3, "sqrt(n_embd) embed scale, QK-norm, post-norms, GeGLU, RoPE neox, "
-                             "5 sliding : 1 global layers (local rope base 10000), tied head"},
+    {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU, optional Q/K/V/output/FFN biases "
+                             "and output.weight (Mistral GGUFs use this architecture too)"},
+    {"gemma3",  BuildGemma3, "sqrt(n_embd) embed scale, QK-norm, post-norms, GeGLU, RoPE neox, sliding layers "
+                             "by attention.sliding_window_pattern (default 5 : 1) with rope.freq_base_swa, tied head"},
     {"qwen2",    BuildQwen2,   "RoPE neox, Q/K/V biases (by presence), optional tied head"},
     {"qwen3",    BuildQwen3,   "RoPE neox, per-head Q/K RMSNorm"},
     {"gemma",    BuildGemma,   "sqrt(n_embd) embed scale, RoPE neox, Q pre-scale, GeGLU, tied head"},
     {"gemma2",   BuildGemma2,  "gemma + post-norms, attention and final logit soft-caps, "
-                               "sliding window on even layers"},
+                               "sliding layers by attention.sliding_window_pattern (default even layers)"},
     {"phi3",     BuildPhi3,    "fused QKV, fused gate|up SwiGLU, RoPE neox with LongRoPE factors, Q pre-scale"},
     {"gpt2",     BuildGpt2,    "learned positions, LayerNorm + biases, fused QKV, GELU MLP, no RoPE"},
     {"smollm3",  BuildSmolLM3, "llama without RoPE on every 4th layer"},
@@ -44,7 +46,18 @@ absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec) {
     return absl::UnimplementedError(
         StrCat(spec.file, ": unsupported GGUF architecture ", spec.arch, "; supported: ", known));
   }
-  return f->build(spec);
+  auto g = f->build(spec);
+  if (!g.ok()) return g;
+  // As llama.cpp's loader ("wrong number of tensors"): a tensor the graph does not read
+  // would be silently ignored, and its model computed wrongly, so the load fails.
+  std::set<std::string> read;
+  for (const auto& t : g->tensors)
+    if (t.weight) read.insert(t.name);
+  for (const auto& [name, t] : spec.tensors)
+    if (!read.count(name))
+      return absl::UnimplementedError(StrCat(spec.file, ": tensor ", name, " is not read by uaii's ", spec.arch,
+                                             " graph (an unsupported variant of the architecture)"));
+  return g;
 }
 
 }  // namespace uaii::models

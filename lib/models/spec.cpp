@@ -18,6 +18,29 @@ absl::StatusOr<double> OptFloat(const gguf::File& f, const std::string& key, dou
   return f.GetFloat(key);
 }
 
+// Numbers, bools and strings (and arrays of numbers or bools) under `<arch>.`.
+HParams HParamsFromGguf(const gguf::File& f, const std::string& prefix) {
+  HParams h(StrCat(f.path(), ": GGUF metadata ", prefix));
+  using VT = gguf::ValueType;
+  for (const auto& kv : f.metadata()) {
+    if (kv.key.size() <= prefix.size() || kv.key.compare(0, prefix.size(), prefix) != 0) continue;
+    const gguf::Value& v = kv.value;
+    HParams::Value out;
+    if (v.type == VT::STRING) {
+      out.is_string = true;
+      out.str = std::string(v.str);
+    } else if (v.type == VT::ARRAY) {
+      if (v.elem_type == VT::STRING || v.elem_type == VT::ARRAY) continue;
+      out.is_array = true;
+      for (const auto& e : v.elems) out.nums.push_back(e.as_double());
+    } else {
+      out.nums.push_back(v.as_double());
+    }
+    h.Set(kv.key.substr(prefix.size()), std::move(out));
+  }
+  return h;
+}
+
 }  // namespace
 
 const SpecTensor* ModelSpec::Find(const std::string& name) const {
@@ -32,6 +55,7 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   s.arch = std::string(*arch);
   s.file = f.path();
   const std::string a = s.arch + ".";
+  s.hparams = HParamsFromGguf(f, a);
 
 #define UAII_REQ_INT(field, key)                                            \
   {                                                                         \

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "formats/gguf_file.h"
 #include "formats/tensor_type.h"
+#include "models/hparams.h"
 
 namespace uaii::models {
 
@@ -55,6 +56,9 @@ struct ModelSpec {
   // expert_feed_forward_length, expert_shared_feed_forward_length, expert_weights_scale.
   int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0;
   double expert_weights_scale = 0;
+  // Every `<arch>.*` key (GGUF names without the prefix), for the keys a family alone
+  // reads (models/hparams.h); the typed fields above are the ones most families share.
+  HParams hparams;
   std::map<std::string, SpecTensor> tensors;
 
   const SpecTensor* Find(const std::string& name) const;

@@ -1,14 +1,13 @@
-// Content hashes for the plan cache (SHA-256 through OpenSSL's libcrypto, lowercase hex).
+// Content hashes for the plan cache (SHA-256, util/sha256.h).
 #pragma once
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "formats/gguf_file.h"
+#include "util/sha256.h"
 
 namespace uaii::planner {
-
-std::string Sha256Hex(std::string_view bytes);
 
 // A GGUF model's identity without reading its weights: the header, every metadata
 // key/value and the tensor table (names, types, shapes, offsets) — the bytes before

@@ -22,7 +22,7 @@ std::string HfContentHash(const hf::HfModel& m) {
     for (int64_t d : t.shape) s += StrCat(" ", d);
     s += "\n";
   }
-  return planner::Sha256Hex(s);
+  return Sha256Hex(s);
 }
 
 }  // namespace

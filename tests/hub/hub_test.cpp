@@ -11,7 +11,7 @@
 #include "hub/fit.h"
 #include "hub/hub_api.h"
 #include "hub/pull.h"
-#include "hub/sha256.h"
+#include "util/sha256.h"
 
 using namespace uaii;
 using namespace uaii::hub;

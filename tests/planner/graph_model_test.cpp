@@ -86,8 +86,10 @@ TEST_CASE("graph model: the hand-authored example graph runs and matches the 1-l
   REQUIRE(f.ok());
   auto spec = models::SpecFromGguf(**f);
   REQUIRE(spec.ok());
-  spec->n_layer = 1;
+  spec->n_layer = 1;  // and only layer 0's tensors, which is all a 1-layer graph reads
+  std::erase_if(spec->tensors, [](const auto& t) { return t.first.rfind("blk.", 0) == 0 && t.first.rfind("blk.0.", 0) != 0; });
   auto built = models::BuildGraph(*spec);
+  INFO(built.status().message());
   REQUIRE(built.ok());
   auto a = Forward(*hand, prompt, 4);
   auto b = Forward(*built, prompt, 4);

@@ -92,10 +92,15 @@ inline std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double 
 // Max |logit - llama.cpp| allowed for a tiny random model by its weight type: float
 // weights drift by rounding only; quantized activations add a quantum now and then,
 // more with K-quants (measured figures: docs/support.md).
-inline double QuantTypeTolerance(const std::string& type) {
-  if (type == "f32" || type == "f16") return 0.01;
-  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.3;
-  return 0.15;
+// Table goldens (families-*, moe-*): max |logit - llama.cpp| as a fraction of the
+// golden's max |logit|, by weight type. Measured against llama-cpp-python 0.3.36 on the
+// 64-token prompt: f32/f16 up to 3.5e-4; 32-element block types up to 0.0153 (q5_1);
+// K-quants up to 0.026 (qwen3moe q4_k), the drift of quantized activations (above).
+// The bound is about twice the worst measured ratio of its class.
+inline double QuantTypeRelTolerance(const std::string& type) {
+  if (type == "f32" || type == "f16" || type == "bf16") return 1e-3;
+  if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.05;
+  return 0.03;
 }
 
 // Tolerances, measured against llama-cpp-python 0.3.36 (CPU: AVX-512, llamafile sgemm,
@@ -180,7 +185,8 @@ int CheckTableGoldens(const std::string& prefix, const char* generator, Tol tol,
     for (float v : want) max_abs = std::max(max_abs, double(std::fabs(v)));
     for (size_t i = 0; i < want.size(); ++i) max_diff = std::max(max_diff, double(std::fabs((*whole)[i] - want[i])));
     const double limit = tol(type, max_abs) + 0.5 / scale;
-    std::printf("%s%-18s max |dlogit| = %.6f (tolerance %.4f)\n", prefix.c_str(), family.c_str(), max_diff, limit);
+    std::printf("%s%-18s max |dlogit| = %.6f (max |logit| %.3f, tolerance %.4f)\n", prefix.c_str(), family.c_str(),
+                max_diff, max_abs, limit);
     CHECK(max_diff <= limit);
 
     auto s = NewSession(m, 256);

@@ -1,4 +1,5 @@
-// SHA-256 through OpenSSL's libcrypto (EVP), streaming, as lowercase hex.
+// SHA-256 through OpenSSL's libcrypto (EVP), streaming, as lowercase hex: the one digest the
+// hub (download checks), the plan cache and model identities use.
 #pragma once
 #include <memory>
 #include <string>
@@ -6,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace uaii::hub {
+namespace uaii {
 
 class Sha256 {
  public:
@@ -27,4 +28,4 @@ std::string Sha256Hex(std::string_view data);
 // Digest of a whole file (read in 1 MiB chunks).
 absl::StatusOr<std::string> FileSha256(const std::string& path);
 
-}  // namespace uaii::hub
+}  // namespace uaii

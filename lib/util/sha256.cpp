@@ -1,4 +1,4 @@
-#include "hub/sha256.h"
+#include "util/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -7,7 +7,7 @@
 
 #include "util/str_cat.h"
 
-namespace uaii::hub {
+namespace uaii {
 
 struct Sha256::Ctx {
   EVP_MD_CTX* md = nullptr;
@@ -54,4 +54,4 @@ absl::StatusOr<std::string> FileSha256(const std::string& path) {
   return h.HexDigest();
 }
 
-}  // namespace uaii::hub
+}  // namespace uaii
