@@ -36,7 +36,8 @@ struct GgufSummary {
 
 // Checks the hyper-parameters every decoder needs: present, positive, within sane
 // bounds, and consistent with each other and with token_embd.weight. Errors name the
-// key and the value ("GGUF metadata llama.block_count: 0 ...").
+// key and the value ("GGUF metadata llama.block_count: 0 ..."). The one GGUF
+// validation: `inspect` (SummarizeGguf) and loading (models::SpecFromGguf) both run it.
 absl::Status ValidateCoreHyperParameters(const gguf::File& file);
 
 absl::StatusOr<GgufSummary> SummarizeGguf(const gguf::File& file);

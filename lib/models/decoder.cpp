@@ -105,8 +105,10 @@ class Decoder {
     }
     const bool sliding = c_.swa.size > 0 && il < static_cast<int>(c_.swa.layers.size()) && c_.swa.layers[il];
     if (c_.rope_mode != "none" && (!c_.rope_layer || c_.rope_layer(il))) {
-      auto rope = sliding ? RopeAttrs(s_, c_.rope_mode, c_.swa.rope_base, c_.swa.rope_scale)
-                          : RopeAttrs(s_, c_.rope_mode, s_.rope_freq_base, s_.rope_freq_scale);
+      // Unpermuted (Hugging Face) Q/K rows rotate halves where GGUF's rotate pairs.
+      const std::string mode = c_.rope_mode == "norm" && s_.rope_halves ? "neox" : c_.rope_mode;
+      auto rope = sliding ? RopeAttrs(s_, mode, c_.swa.rope_base, c_.swa.rope_scale)
+                          : RopeAttrs(s_, mode, s_.rope_freq_base, s_.rope_freq_scale);
       std::string factors =
           b_.OptionalWeight(c_.rope_factors.empty() ? "rope_freqs.weight" : c_.rope_factors, {s_.n_rot / 2});
       std::vector<std::string> in = {q, positions_, factors};
@@ -132,7 +134,8 @@ class Decoder {
 
   std::string Ffn(int il, const std::string& x) {
     const int64_t E = s_.n_embd, F = s_.n_ff;
-    if (c_.ffn_block) return c_.ffn_block(b_, il, x);
+    if (c_.ffn_block)
+      if (std::string out = c_.ffn_block(b_, il, x); !out.empty()) return out;
     if (c_.ffn == Config::Ffn::kGelu) {
       std::string up = Linear(x, P(il, "ffn_up"), F, E, P(il, "ffn_up"));
       std::string h = b_.Op("gelu", {up}, P(il, "ffn_act"));
@@ -208,6 +211,17 @@ absl::StatusOr<std::vector<bool>> SwaPattern(const ModelSpec& s, int64_t n_patte
 }
 
 absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg) {
+  // llama.cpp's graphs for families without sliding layers ignore a window in the
+  // metadata; transformers applies the layers a config names, so a non-GGUF source's
+  // attention.sliding_window_pattern (per-layer bools) is honoured there.
+  if (cfg.swa.size == 0 && s.source != "gguf" && s.sliding_window > 0 &&
+      s.hparams.IsArray("attention.sliding_window_pattern")) {
+    auto layers = SwaPattern(s, 0, false);
+    if (!layers.ok()) return layers.status();
+    DecoderConfig c = cfg;
+    c.swa = SlidingWindow{s.sliding_window, std::move(*layers), s.rope_freq_base, s.rope_freq_scale};
+    return Decoder(s, c).Build();
+  }
   return Decoder(s, cfg).Build();
 }
 

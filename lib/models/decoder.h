@@ -59,7 +59,8 @@ struct DecoderConfig {
   double logit_scale = 0;          // logits /= logit_scale, 0 = none
   double final_softcap = 0;        // cap * tanh(logits / cap), 0 = none
   // Replaces the feed-forward block of layer il (input: the normed x [T, n_embd]);
-  // returns the block's output tensor. Mixture-of-experts families (moe_families.cpp).
+  // returns the block's output tensor, or "" for the dense block. Mixture-of-experts
+  // families (moe_families.cpp).
   std::function<std::string(GraphBuilder&, int il, const std::string& x)> ffn_block;
 };
 

@@ -8,24 +8,34 @@ namespace uaii::models {
 namespace {
 
 constexpr Family kFamilies[] = {
-    // arch       builder      what it adds
+    // arch       builder      what it adds     [HF model_types, HF activation]
     {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU, optional Q/K/V/output/FFN biases "
-                             "and output.weight (Mistral GGUFs use this architecture too)"},
+                             "and output.weight (Mistral GGUFs use this architecture too)",
+     "llama mistral mixtral", "silu"},
     {"gemma3",  BuildGemma3, "sqrt(n_embd) embed scale, QK-norm, post-norms, GeGLU, RoPE neox, sliding layers "
-                             "by attention.sliding_window_pattern (default 5 : 1) with rope.freq_base_swa, tied head"},
-    {"qwen2",    BuildQwen2,   "RoPE neox, Q/K/V biases (by presence), optional tied head"},
-    {"qwen3",    BuildQwen3,   "RoPE neox, per-head Q/K RMSNorm"},
-    {"gemma",    BuildGemma,   "sqrt(n_embd) embed scale, RoPE neox, Q pre-scale, GeGLU, tied head"},
+                             "by attention.sliding_window_pattern (default 5 : 1) with rope.freq_base_swa, tied head",
+     "gemma3_text", "gelu_tanh"},
+    {"qwen2",    BuildQwen2,   "RoPE neox, Q/K/V biases (by presence), optional tied head",
+     "qwen2", "silu"},
+    {"qwen3",    BuildQwen3,   "RoPE neox, per-head Q/K RMSNorm",
+     "qwen3", "silu"},
+    {"gemma",    BuildGemma,   "sqrt(n_embd) embed scale, RoPE neox, Q pre-scale, GeGLU, tied head",
+     "gemma", "gelu_tanh"},
     {"gemma2",   BuildGemma2,  "gemma + post-norms, attention and final logit soft-caps, "
-                               "sliding layers by attention.sliding_window_pattern (default even layers)"},
-    {"phi3",     BuildPhi3,    "fused QKV, fused gate|up SwiGLU, RoPE neox with LongRoPE factors, Q pre-scale"},
-    {"gpt2",     BuildGpt2,    "learned positions, LayerNorm + biases, fused QKV, GELU MLP, no RoPE"},
+                               "sliding layers by attention.sliding_window_pattern (default even layers)",
+     "gemma2", "gelu_tanh"},
+    {"phi3",     BuildPhi3,    "fused QKV, fused gate|up SwiGLU, RoPE neox with LongRoPE factors, Q pre-scale",
+     "phi3", "silu"},
+    {"gpt2",     BuildGpt2,    "learned positions, LayerNorm + biases, fused QKV, GELU MLP, no RoPE",
+     "gpt2", "gelu_tanh"},
     {"smollm3",  BuildSmolLM3, "llama without RoPE on every 4th layer"},
     {"granite",  BuildGranite, "llama + embedding, residual, attention and logit scales"},
     {"olmo2",    BuildOlmo2,   "post-norms only, whole-projection Q/K RMSNorm, RoPE neox"},
     {"ernie4_5", BuildErnie45, "llama with attention.key_length head size (may exceed n_embd / n_head)"},
-    {"qwen2moe", BuildQwen2Moe, "qwen2 + softmax top-k experts (weights not renormalised), shared expert with sigmoid gate"},
-    {"qwen3moe", BuildQwen3Moe, "qwen3 + softmax top-k experts, renormalised weights"},
+    {"qwen2moe", BuildQwen2Moe, "qwen2 + softmax top-k experts (weights not renormalised), shared expert with sigmoid gate",
+     "qwen2_moe", "silu"},
+    {"qwen3moe", BuildQwen3Moe, "qwen3 + softmax top-k experts, renormalised weights",
+     "qwen3_moe", "silu"},
     {"granitemoe", BuildGraniteMoe, "granite + softmax top-k experts, renormalised weights, optional ungated "
                                     "shared expert (expert_shared_feed_forward_length)"},
 };
@@ -38,13 +48,32 @@ const Family* FindFamily(std::string_view arch) {
   return nullptr;
 }
 
+const Family* FindHfFamily(std::string_view model_type) {
+  if (model_type.empty()) return nullptr;
+  for (const auto& f : kFamilies)
+    for (std::string_view rest = f.hf_model_types; !rest.empty();) {
+      const size_t sp = rest.find(' ');
+      if (rest.substr(0, sp) == model_type) return &f;
+      rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    }
+  return nullptr;
+}
+
+std::string SupportedHfModelTypes() {
+  std::string out;
+  for (const auto& f : kFamilies)
+    if (!f.hf_model_types.empty()) out += StrCat(out.empty() ? "" : " ", f.hf_model_types);
+  return out;
+}
+
 absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec) {
   const Family* f = FindFamily(spec.arch);
   if (!f) {
     std::string known;
     for (const auto& x : kFamilies) known += StrCat(known.empty() ? "" : ", ", x.arch);
     return absl::UnimplementedError(
-        StrCat(spec.file, ": unsupported GGUF architecture ", spec.arch, "; supported: ", known));
+        StrCat(spec.file, ": unsupported ", spec.source == "gguf" ? "GGUF " : "", "architecture ", spec.arch,
+               "; supported: ", known));
   }
   auto g = f->build(spec);
   if (!g.ok()) return g;
@@ -57,6 +86,7 @@ absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec) {
     if (!read.count(name))
       return absl::UnimplementedError(StrCat(spec.file, ": tensor ", name, " is not read by uaii's ", spec.arch,
                                              " graph (an unsupported variant of the architecture)"));
+
   return g;
 }
 

@@ -15,9 +15,16 @@ struct Family {
   std::string_view arch;     // GGUF general.architecture
   BuildFn build;
   std::string_view summary;  // what the family adds over the plain decoder
+  // Hugging Face config.json model_types read into this family (space-separated; ""
+  // for none), and the hidden_act its graph applies ("silu" or "gelu_tanh").
+  std::string_view hf_model_types = "";
+  std::string_view hf_activation = "silu";
 };
 
 const Family* FindFamily(std::string_view arch);
+// The family a Hugging Face model_type is built as, or null.
+const Family* FindHfFamily(std::string_view model_type);
+std::string SupportedHfModelTypes();
 
 // Builds the forward graph for `spec`. Inputs: "tokens" I32 [T], "positions" I32 [T];
 // output: "logits" F32 [R, n_vocab]. Unsupported architectures name the supported ones.

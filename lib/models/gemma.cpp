@@ -20,12 +20,17 @@
 namespace uaii::models {
 namespace {
 
-DecoderConfig GemmaCommon(const ModelSpec& s, int64_t layers_27b) {
+absl::StatusOr<DecoderConfig> GemmaCommon(const ModelSpec& s, int64_t layers_27b) {
   DecoderConfig c;
   c.rope_mode = "neox";
   c.embed_scale = std::sqrt(static_cast<float>(s.n_embd));
   c.q_prescale = s.n_layer == layers_27b ? 1.0f / std::sqrt(static_cast<float>(s.n_embd / s.n_head))
                                          : 1.0f / std::sqrt(static_cast<float>(s.head_dim_k));
+  // A Hugging Face config's query_pre_attn_scalar (GGUF files do not carry it: llama.cpp
+  // derives the same scale from the layer count above).
+  auto scalar = s.hparams.Float("attention.query_pre_attn_scalar", 0);
+  if (!scalar.ok()) return scalar.status();
+  if (*scalar > 0) c.q_prescale = static_cast<float>(1.0 / std::sqrt(*scalar));
   c.kq_scale = 1.0;
   c.ffn = DecoderConfig::Ffn::kGeglu;
   return c;
@@ -45,10 +50,16 @@ absl::Status ReadSlidingWindow(const ModelSpec& s, int64_t size, int64_t n_patte
 
 }  // namespace
 
-absl::StatusOr<ir::Graph> BuildGemma(const ModelSpec& s) { return BuildDecoder(s, GemmaCommon(s, 0)); }
+absl::StatusOr<ir::Graph> BuildGemma(const ModelSpec& s) {
+  auto c = GemmaCommon(s, 0);
+  if (!c.ok()) return c.status();
+  return BuildDecoder(s, *c);
+}
 
 absl::StatusOr<ir::Graph> BuildGemma2(const ModelSpec& s) {
-  DecoderConfig c = GemmaCommon(s, 46);
+  auto common = GemmaCommon(s, 46);
+  if (!common.ok()) return common.status();
+  DecoderConfig c = *std::move(common);
   c.post_norms = true;
   c.attn_softcap = s.attn_logit_softcap > 0 ? s.attn_logit_softcap : 50.0;
   c.final_softcap = s.final_logit_softcap > 0 ? s.final_logit_softcap : 30.0;
@@ -58,7 +69,9 @@ absl::StatusOr<ir::Graph> BuildGemma2(const ModelSpec& s) {
 }
 
 absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& s) {
-  DecoderConfig c = GemmaCommon(s, 62);
+  auto common = GemmaCommon(s, 62);
+  if (!common.ok()) return common.status();
+  DecoderConfig c = *std::move(common);
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
   c.post_norms = true;
   c.final_softcap = s.final_logit_softcap;

@@ -48,9 +48,12 @@ absl::Status CheckExperts(const ModelSpec& s) {
 }
 
 std::function<std::string(GraphBuilder&, int, const std::string&)> MoeBlock(const ModelSpec& s, MoeStyle st) {
-  return [&s, st](GraphBuilder& b, int il, const std::string& x) {
+  return [&s, st](GraphBuilder& b, int il, const std::string& x) -> std::string {
     const int64_t E = s.n_embd, N = s.n_expert, F = st.n_ff_exp;
     auto P = [il](const std::string& n) { return StrCat("blk.", il, ".", n); };
+    // Hugging Face Qwen2-MoE's mlp_only_layers have no router: a dense FFN (GGUF
+    // files have experts in every layer, a missing router there is an error).
+    if (s.source != "gguf" && !s.Find(P("ffn_gate_inp.weight"))) return "";
     std::vector<std::string> in = {x,
                                    b.Weight(P("ffn_gate_inp.weight"), {N, E}),
                                    b.Weight(P("ffn_up_exps.weight"), {N, F, E}),
@@ -87,7 +90,11 @@ absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& s) {
   if (auto st = CheckExperts(s); !st.ok()) return st;
   DecoderConfig c;
   c.rope_mode = "neox";
-  c.ffn_block = MoeBlock(s, {.norm_w = false,
+  // llama.cpp never renormalises qwen2moe's top-k weights; a Hugging Face config
+  // does when norm_topk_prob (expert_weights_norm in its description).
+  auto norm = s.source == "gguf" ? absl::StatusOr<int64_t>(0) : s.hparams.Int("expert_weights_norm", 0);
+  if (!norm.ok()) return norm.status();
+  c.ffn_block = MoeBlock(s, {.norm_w = *norm != 0,
                              .n_ff_exp = s.n_ff_exp ? s.n_ff_exp : s.n_ff / s.n_expert_used,
                              .n_ff_shexp = s.n_ff_shexp ? s.n_ff_shexp : s.n_ff,
                              .shexp_gate = true});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "loaders/gguf_summary.h"
 #include "util/str_cat.h"
 
 namespace uaii::models {
@@ -49,6 +50,9 @@ const SpecTensor* ModelSpec::Find(const std::string& name) const {
 }
 
 absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
+  // The checks `inspect` applies (loaders/gguf_summary.h): one validation for both.
+  if (auto st = ValidateCoreHyperParameters(f); !st.ok())
+    return absl::Status(st.code(), StrCat(f.path(), ": ", std::string(st.message())));
   ModelSpec s;
   auto arch = f.GetString("general.architecture");
   if (!arch.ok()) return arch.status();

@@ -1,6 +1,7 @@
-// ModelSpec: what a family builder needs from a model file — the architecture, typed
-// hyper-parameters (GGUF `<arch>.*` keys) and the tensor table. Built from an open
-// GGUF file; no weight bytes are read.
+// ModelSpec: the one model description every source is read into, and all a family
+// builder sees — the architecture, typed hyper-parameters (GGUF `<arch>.*` keys) and
+// the tensor table under GGUF names. Built from an open GGUF file (SpecFromGguf) or a
+// Hugging Face directory (hf_graph.h); no weight bytes are read.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -24,6 +25,10 @@ struct SpecTensor {
 struct ModelSpec {
   std::string arch;   // general.architecture
   std::string file;   // path of the weights file, for `file#tensor` references
+  std::string source = "gguf";  // "gguf" or "huggingface": whose conventions the tensors follow
+  // Q/K rows in the rotate_half pairing (Hugging Face), not permuted to the adjacent
+  // pairs convert_hf_to_gguf.py writes for RoPE "norm" families: those rotate halves.
+  bool rope_halves = false;
   int64_t n_vocab = 0;
   int64_t n_embd = 0;
   int64_t n_layer = 0;

@@ -83,21 +83,20 @@ absl::StatusOr<std::unique_ptr<WeightSet>> BindHfWeights(const hf::HfModel& m, c
     const int64_t a = s[0], b = s.size() > 1 ? s[1] : 1;
     const int64_t src_cols = v.transpose ? a : b;
     const int64_t src_rows = v.transpose ? b : a;
-    const int64_t rows = v.rows >= 0 ? v.rows : src_rows;
-    if (v.row_begin < 0 || v.row_begin + rows > src_rows || src_cols * rows != numel)
-      return absl::InvalidArgumentError(StrCat(where, ": rows [", v.row_begin, ", ", v.row_begin + rows,
-                                               ") do not fit shape ", src.shape.size(), "-D [", a, ", ", b, "]"));
+    const int64_t rows = src_rows;
+    if (src_cols * rows != numel)
+      return absl::InvalidArgumentError(StrCat(where, ": ", numel, " elements do not fit shape ", src.shape.size(),
+                                               "-D [", a, ", ", b, "]"));
     const bool widen = v.plus_one || src.promote_to_f32 || (v.to_f32 && src.dtype != TensorType::F32);
     if (!widen && !v.transpose && src.dtype == w.type) {
-      // Zero-copy: a row range of the mapped tensor.
-      const uint64_t off = static_cast<uint64_t>(v.row_begin * src_cols) * ElementBytes(src.dtype);
-      w.data = *data + off;
+      // Zero-copy: the mapped tensor itself.
+      w.data = *data;
       w.file = src.file;
-      w.offset = src.offset + off;
+      w.offset = src.offset;
       bound[t.name] = std::move(w);
       continue;
     }
-    // Copy: widen (whole tensor to f32 first) and/or transpose, then take the rows.
+    // Copy: widen (whole tensor to f32 first) and/or transpose.
     const int eb_src = widen ? 4 : ElementBytes(src.dtype);
     std::vector<uint8_t> full;
     const uint8_t* base = *data;
@@ -120,8 +119,7 @@ absl::StatusOr<std::unique_ptr<WeightSet>> BindHfWeights(const hf::HfModel& m, c
     auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(numel) * eb_src);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < src_cols; ++c) {
-        const int64_t sr = v.row_begin + r;
-        const int64_t idx = v.transpose ? c * b + sr : sr * b + c;  // element in the [a, b] source
+        const int64_t idx = v.transpose ? c * b + r : r * b + c;  // element in the [a, b] source
         std::memcpy(buf->data() + (r * src_cols + c) * eb_src, base + idx * eb_src, eb_src);
       }
     if (eb_src != ElementBytes(w.type))

@@ -1,6 +1,6 @@
 // Binds the weights of a Hugging Face graph (models/hf_graph.h) to bytes: each graph
-// weight is an HfWeightView of a safetensors tensor. Plain views and row slices (fused
-// q|k|v, gate|up) point into the memory mapping, nothing copied; a transposed view
+// weight is an HfWeightView of a safetensors tensor. Plain views point into the memory
+// mapping, nothing copied; a transposed view
 // (GPT-2 Conv1D) is copied once in its own dtype; element-wise weights (norms, biases)
 // and I8/U8 sources are widened to f32 (Gemma norms as 1 + w); synthetic views (rope
 // frequency factors) own their values. The HfModel must outlive the WeightSet.

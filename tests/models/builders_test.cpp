@@ -224,3 +224,39 @@ TEST_CASE("models: missing tensors and keys, wrong shapes are named") {
   s.tensors.erase("position_embd.weight");
   CHECK(BuildError(s).find("position_embd.weight") != std::string::npos);
 }
+
+TEST_CASE("models: the family table maps Hugging Face model_types onto GGUF architectures") {
+  for (auto [type, arch] : {std::pair{"llama", "llama"}, {"mistral", "llama"}, {"mixtral", "llama"},
+                            {"qwen2", "qwen2"}, {"qwen3", "qwen3"}, {"qwen2_moe", "qwen2moe"},
+                            {"qwen3_moe", "qwen3moe"}, {"gemma", "gemma"}, {"gemma2", "gemma2"},
+                            {"gemma3_text", "gemma3"}, {"phi3", "phi3"}, {"gpt2", "gpt2"}}) {
+    const models::Family* f = models::FindHfFamily(type);
+    INFO(type);
+    REQUIRE(f != nullptr);
+    CHECK(f->arch == arch);
+  }
+  CHECK(models::FindHfFamily("") == nullptr);
+  CHECK(models::FindHfFamily("llama4") == nullptr);   // no prefix matches
+  CHECK(models::FindHfFamily("mist") == nullptr);
+  CHECK(models::SupportedHfModelTypes().find("gemma3_text") != std::string::npos);
+}
+
+TEST_CASE("models: a GGUF tensor the graph does not read fails the load, naming it") {
+  models::ModelSpec s;
+  s.arch = "llama";
+  s.file = "x.gguf";
+  s.n_vocab = 8, s.n_embd = 4, s.n_layer = 1, s.n_ff = 8, s.n_head = 1, s.n_head_kv = 1;
+  s.head_dim_k = s.head_dim_v = s.n_rot = 4;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape) { s.tensors[name] = {TensorType::F32, shape, 0, 0}; };
+  add("token_embd.weight", {8, 4});
+  add("output_norm.weight", {4});
+  for (const char* n : {"attn_norm", "ffn_norm"}) add(std::string("blk.0.") + n + ".weight", {4});
+  for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_output"}) add(std::string("blk.0.") + n + ".weight", {4, 4});
+  add("blk.0.ffn_gate.weight", {8, 4});
+  add("blk.0.ffn_up.weight", {8, 4});
+  add("blk.0.ffn_down.weight", {4, 8});
+  REQUIRE(models::BuildGraph(s).ok());
+  add("blk.0.attn_q_norm.weight", {4});  // llama.cpp's llama graph has no QK-norm
+  const std::string msg = BuildError(s);
+  CHECK(msg.find("tensor blk.0.attn_q_norm.weight is not read by uaii's llama graph") != std::string::npos);
+}

@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -74,4 +76,30 @@ TEST_CASE("cross path: a Hugging Face directory and its GGUF conversion give the
     ++pairs;
   }
   CHECK(pairs >= 11);
+}
+
+TEST_CASE("hf: a model_type outside the family table fails, naming the supported ones") {
+  const std::string src = std::string(UAII_FIXTURE_DIR) + "/cross_path/llama";
+  if (!std::filesystem::exists(src)) {
+    WARN("SKIP: " << src << " missing (tests/fixtures/make_cross_path_models.py)");
+    return;
+  }
+  // The llama layout under a model_type whose math differs (granite's multipliers):
+  // refused, where reading it as llama would compute another model.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "uaii_cross_path_granite";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(src, dir);
+  std::ifstream in(dir / "config.json");
+  std::string cfg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string from = "\"model_type\": \"llama\"";
+  REQUIRE(cfg.find(from) != std::string::npos);
+  cfg.replace(cfg.find(from), from.size(), "\"model_type\": \"granite\"");
+  std::ofstream(dir / "config.json") << cfg;
+  auto model = Model::Load(dir.string());
+  REQUIRE(!model.ok());
+  const std::string msg(model.status().message());
+  INFO(msg);
+  CHECK(msg.find("model_type \"granite\" is not supported; supported: llama mistral mixtral") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
