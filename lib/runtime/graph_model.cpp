@@ -4,8 +4,7 @@
 #include <filesystem>
 
 #include "ir/serialize.h"
-#include "planner/content_hash.h"
-#include "planner/plan_cache.h"
+#include "runtime/assemble.h"
 #include "runtime/model_impl.h"
 #include "util/str_cat.h"
 
@@ -41,41 +40,36 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   auto file = gguf::File::Open(tok_path);
   if (!file.ok())
     return absl::Status(file.status().code(), StrCat(path, ": tokenizer.gguf: ", std::string(file.status().message())));
-  impl->file = std::shared_ptr<const gguf::File>(std::move(*file));
-
+  std::shared_ptr<const gguf::File> gguf_file(std::move(*file));
+  impl->file = gguf_file;
+  // What a graph states of the ModelSpec (session planning reads it); the rest stays 0.
+  impl->spec.arch = std::string(graph->Meta("architecture"));
+  impl->spec.file = tok_path;
+  impl->spec.n_embd = MetaInt(*graph, "n_embd");
+  impl->spec.n_ctx_train = MetaInt(*graph, "context_length");
+  impl->info.name = std::string(graph->Meta("name"));
+  ModelSource source;
+  source.path = path;
+  source.graph = std::move(*graph);
   // The graph's own identity is its content as written (hashed inside PlanKey), so
   // `uaii compile --plan` on this file and this load share a cache entry; paths are
   // resolved after planning.
-  auto plan = planner::PlanWithCache(*graph, "graph-file", planner::DefaultPlanOptions(),
-                                     planner::DefaultPlanCacheDir());
-  if (!plan.ok()) return absl::Status(plan.status().code(), StrCat(path, ": ", std::string(plan.status().message())));
-  impl->graph = std::move(plan->graph);
-  for (auto& t : impl->graph.tensors)
-    if (t.weight) t.weight->file = Resolve(base, t.weight->file);
-  auto weights = WeightSet::Bind(impl->graph, {{tok_path, impl->file}});
-  if (!weights.ok()) return weights.status();
-  impl->weights = std::move(*weights);
-  auto ex = Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return absl::Status(ex.status().code(), StrCat(path, ": ", std::string(ex.status().message())));
-  impl->executor = std::move(*ex);
-  auto tok = Tokenizer::FromGguf(*impl->file);
-  if (!tok.ok()) return tok.status();
-  impl->tokenizer = std::move(*tok);
-  if (impl->tokenizer->end_of_generation_ids().empty())
-    return absl::InvalidArgumentError(StrCat(tok_path, " (tokenizer of ", path,
-                                             "): the vocabulary has no end-of-generation token"));
-  const ir::Graph& g = impl->graph;
-  impl->info = ModelInfo{path, std::string(g.Meta("architecture")), std::string(g.Meta("name")),
-                         impl->executor->n_outputs_per_row(), MetaInt(g, "n_embd"),
-                         static_cast<int64_t>(impl->executor->kv_layers().size()), MetaInt(g, "context_length")};
-  // What a graph states of the ModelSpec (session planning reads it); the rest stays 0.
-  impl->spec.arch = impl->info.architecture;
-  impl->spec.file = tok_path;
-  impl->spec.n_vocab = impl->info.n_vocab;
-  impl->spec.n_embd = impl->info.n_embd;
-  impl->spec.n_layer = impl->info.n_layer;
-  impl->spec.n_ctx_train = impl->info.n_ctx_train;
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  source.plan_identity = "graph-file";
+  source.bind = [&](ir::Graph& planned) {
+    for (auto& t : planned.tensors)
+      if (t.weight) t.weight->file = Resolve(base, t.weight->file);
+    return WeightSet::Bind(planned, {{tok_path, gguf_file}});
+  };
+  source.tokenizer = [&] { return Tokenizer::FromGguf(*gguf_file); };
+  source.vocabulary_origin = StrCat(tok_path, " (tokenizer of ", path, ")");
+  Model::Impl* raw = impl.get();
+  auto model = Assemble(std::move(source), std::move(impl));
+  if (!model.ok()) return model.status();
+  // The vocabulary and layer count come from the executor: the graph's output width and
+  // its KV layers (a graph file need not state them).
+  raw->spec.n_vocab = raw->info.n_vocab = raw->executor->n_outputs_per_row();
+  raw->spec.n_layer = raw->info.n_layer = static_cast<int64_t>(raw->executor->kv_layers().size());
+  return model;
 }
 
 }  // namespace uaii::runtime

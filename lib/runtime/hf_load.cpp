@@ -1,12 +1,12 @@
-// Model::Load for a Hugging Face directory: loader (hf::LoadHfModel) -> graph
-// (models::BuildHfGraph) -> weights (BindHfWeights) -> executor, tokenizer from
-// tokenizer.json / tokenizer.model (+ tokenizer_config.json) in the same directory.
+// Model::Load for a Hugging Face directory: loader (hf::LoadHfModel) -> the model
+// description and its family's graph (models::BuildHfGraph) -> the one assembly
+// (assemble.h) with the weights bound through their views (BindHfWeights) and the
+// tokenizer from tokenizer.json / tokenizer.model (+ tokenizer_config.json).
 #include "loaders/hf_loader.h"
 #include "models/hf_graph.h"
 #include "planner/content_hash.h"
-#include "planner/plan_cache.h"
+#include "runtime/assemble.h"
 #include "runtime/hf_weights.h"
-#include "runtime/model_impl.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -38,30 +38,24 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
   auto impl = std::make_unique<Model::Impl>();
-  // Fusions and memory plan, or the cached plan (lib/planner), as for GGUF files.
-  auto plan = planner::PlanWithCache(g->graph, HfContentHash(*m), planner::DefaultPlanOptions(),
-                                     planner::DefaultPlanCacheDir());
-  if (!plan.ok()) return plan.status();
-  g->graph = std::move(plan->graph);
-  auto weights = BindHfWeights(*m, *g);
-  if (!weights.ok()) return weights.status();
-  impl->weights = std::move(*weights);
-  impl->spec = std::move(g->spec);
-  impl->graph = std::move(g->graph);
-  auto ex = Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return ex.status();
-  impl->executor = std::move(*ex);
-  auto tok = Tokenizer::Load(dir);
-  if (!tok.ok())
-    return absl::Status(tok.status().code(), StrCat(dir, ": tokenizer: ", std::string(tok.status().message())));
-  impl->tokenizer = std::move(*tok);
-  if (impl->tokenizer->end_of_generation_ids().empty())
-    return absl::InvalidArgumentError(StrCat(dir, ": the tokenizer has no end-of-generation token (no eos_token in ",
-                                             "tokenizer_config.json / config.json and no known terminator)"));
-  const auto& s = impl->spec;
-  impl->info = ModelInfo{dir, s.arch, "", s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
-  impl->hf = std::move(m);
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  impl->spec = g->spec;
+  impl->hf = m;
+  ModelSource source;
+  source.path = dir;
+  source.graph = std::move(g->graph);
+  source.plan_identity = HfContentHash(*m);
+  source.bind = [&](ir::Graph& planned) {
+    g->graph = planned;  // BindHfWeights reads the planned graph's weights with their views
+    return BindHfWeights(*m, *g);
+  };
+  source.tokenizer = [&]() -> absl::StatusOr<std::unique_ptr<Tokenizer>> {
+    auto tok = Tokenizer::Load(dir);
+    if (!tok.ok())
+      return absl::Status(tok.status().code(), StrCat(dir, ": tokenizer: ", std::string(tok.status().message())));
+    return tok;
+  };
+  source.vocabulary_origin = StrCat(dir, " (tokenizer_config.json / config.json)");
+  return Assemble(std::move(source), std::move(impl));
 }
 
 }  // namespace uaii::runtime

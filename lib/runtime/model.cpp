@@ -4,10 +4,9 @@
 #include "loaders/hf_loader.h"
 #include "models/families.h"
 #include "planner/content_hash.h"
-#include "planner/plan_cache.h"
+#include "runtime/assemble.h"
 #include "runtime/graph_model.h"
 #include "runtime/model_impl.h"
-#include "util/str_cat.h"
 
 namespace uaii {
 
@@ -26,35 +25,23 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   auto impl = std::make_unique<Impl>();
   auto file = gguf::File::Open(path);
   if (!file.ok()) return file.status();
-  impl->file = std::shared_ptr<const gguf::File>(std::move(*file));
-  auto spec = models::SpecFromGguf(*impl->file);
+  std::shared_ptr<const gguf::File> gguf_file(std::move(*file));
+  impl->file = gguf_file;
+  auto spec = models::SpecFromGguf(*gguf_file);
   if (!spec.ok()) return spec.status();
   impl->spec = std::move(*spec);
   auto graph = models::BuildGraph(impl->spec);
   if (!graph.ok()) return graph.status();
-  // Fusions and memory plan, or the cached plan of this file + options (lib/planner).
-  auto plan = planner::PlanWithCache(*graph, planner::GgufContentHash(*impl->file), planner::DefaultPlanOptions(),
-                                     planner::DefaultPlanCacheDir());
-  if (!plan.ok()) return plan.status();
-  impl->graph = std::move(plan->graph);
-  auto weights = runtime::WeightSet::Bind(impl->graph, {{path, impl->file}});
-  if (!weights.ok()) return weights.status();
-  impl->weights = std::move(*weights);
-  auto ex = runtime::Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return ex.status();
-  impl->executor = std::move(*ex);
-  auto tok = Tokenizer::FromGguf(*impl->file);
-  if (!tok.ok()) return tok.status();
-  impl->tokenizer = std::move(*tok);
-  if (impl->tokenizer->end_of_generation_ids().empty())
-    return absl::InvalidArgumentError(StrCat(path, ": the vocabulary has no end-of-generation token (no ",
-                                             "tokenizer.ggml.eos_token_id / eot / eom, and none of the known ",
-                                             "terminators such as <|eot_id|>, <|im_end|>, <end_of_turn>)"));
-  const auto& s = impl->spec;
-  impl->info = ModelInfo{path, s.arch, "", s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
-  if (impl->file->Find("general.name"))
-    if (auto n = impl->file->GetString("general.name"); n.ok()) impl->info.name = std::string(*n);
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  if (gguf_file->Find("general.name"))
+    if (auto n = gguf_file->GetString("general.name"); n.ok()) impl->info.name = std::string(*n);
+  runtime::ModelSource source;
+  source.path = path;
+  source.graph = std::move(*graph);
+  source.plan_identity = planner::GgufContentHash(*gguf_file);
+  source.bind = [&](ir::Graph& planned) { return runtime::WeightSet::Bind(planned, {{path, gguf_file}}); };
+  source.tokenizer = [&] { return Tokenizer::FromGguf(*gguf_file); };
+  source.vocabulary_origin = path;
+  return runtime::Assemble(std::move(source), std::move(impl));
 }
 
 }  // namespace uaii

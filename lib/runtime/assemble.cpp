@@ -1,0 +1,35 @@
+#include "runtime/assemble.h"
+
+#include "planner/plan_cache.h"
+#include "util/str_cat.h"
+
+namespace uaii::runtime {
+
+absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<Model::Impl> impl) {
+  auto prefixed = [&](const absl::Status& st) {
+    const std::string msg(st.message());
+    return msg.rfind(source.path, 0) == 0 ? st : absl::Status(st.code(), StrCat(source.path, ": ", msg));
+  };
+  auto plan = planner::PlanWithCache(source.graph, source.plan_identity, planner::DefaultPlanOptions(),
+                                     planner::DefaultPlanCacheDir());
+  if (!plan.ok()) return prefixed(plan.status());
+  impl->graph = std::move(plan->graph);
+  auto weights = source.bind(impl->graph);
+  if (!weights.ok()) return weights.status();
+  impl->weights = std::move(*weights);
+  auto ex = Executor::Create(impl->graph, *impl->weights);
+  if (!ex.ok()) return prefixed(ex.status());
+  impl->executor = std::move(*ex);
+  auto tok = source.tokenizer();
+  if (!tok.ok()) return tok.status();
+  impl->tokenizer = std::move(*tok);
+  if (impl->tokenizer->end_of_generation_ids().empty())
+    return absl::InvalidArgumentError(StrCat(source.vocabulary_origin, ": the vocabulary has no end-of-generation ",
+                                             "token (no eos / eot / eom id, and none of the known terminators such ",
+                                             "as <|eot_id|>, <|im_end|>, <end_of_turn>)"));
+  const auto& s = impl->spec;
+  impl->info = ModelInfo{source.path, s.arch, impl->info.name, s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+}  // namespace uaii::runtime

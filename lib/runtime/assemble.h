@@ -1,0 +1,30 @@
+// The one model assembly every source goes through (GGUF file, Hugging Face directory,
+// .uaii graph file): plan (fusions and memory plan, or the cached plan) -> bind the
+// planned graph's weights -> the executor -> the tokenizer, then the model's summary.
+// A source only says how to do what differs: where its graph comes from, its plan
+// cache identity, how its weights bind and where its vocabulary lives.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "runtime/model_impl.h"
+
+namespace uaii::runtime {
+
+struct ModelSource {
+  std::string path;        // what the user opened (errors and ModelInfo name it)
+  ir::Graph graph;         // the unplanned forward graph
+  std::string plan_identity;  // the plan cache's model identity (planner/plan_cache.h)
+  // Weights of the planned graph (paths already as the source wants them).
+  std::function<absl::StatusOr<std::unique_ptr<WeightSet>>(ir::Graph& planned)> bind;
+  std::function<absl::StatusOr<std::unique_ptr<Tokenizer>>()> tokenizer;
+  std::string vocabulary_origin;  // named when the vocabulary has no end-of-generation token
+};
+
+// Runs the assembly into `impl` (which already holds the source's spec and whatever
+// must stay alive: the GGUF file, the HF model) and fills impl->info from the spec.
+absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<Model::Impl> impl);
+
+}  // namespace uaii::runtime
