@@ -94,11 +94,12 @@ inline std::vector<float> I16FromZlibB64(std::string_view b64, size_t n, double 
 // more with K-quants (measured figures: docs/support.md).
 // Table goldens (families-*, moe-*): max |logit - llama.cpp| as a fraction of the
 // golden's max |logit|, by weight type. Measured against llama-cpp-python 0.3.36 on the
-// 64-token prompt: f32/f16 up to 3.5e-4; 32-element block types up to 0.0153 (q5_1);
+// 64-token prompt: f32/f16 up to 7.1e-4 (llama fused QKV f16); 32-element block types up
+// to 0.0153 (q5_1);
 // K-quants up to 0.026 (qwen3moe q4_k), the drift of quantized activations (above).
 // The bound is about twice the worst measured ratio of its class.
 inline double QuantTypeRelTolerance(const std::string& type) {
-  if (type == "f32" || type == "f16" || type == "bf16") return 1e-3;
+  if (type == "f32" || type == "f16" || type == "bf16") return 1.5e-3;
   if (type == "q2_k" || type == "q3_k" || type == "q4_k" || type == "q5_k" || type == "q6_k") return 0.05;
   return 0.03;
 }
