@@ -76,6 +76,16 @@ std::function<std::string(GraphBuilder&, int, const std::string&)> MoeBlock(cons
   };
 }
 
+// Whether the top-k routing weights are renormalised: llama.cpp's fixed choice for the
+// family (`gguf_default`) for GGUF files; a Hugging Face config's norm_topk_prob
+// (expert_weights_norm in the description, hf_graph.cpp) otherwise.
+absl::StatusOr<bool> RenormaliseTopK(const ModelSpec& s, bool gguf_default) {
+  if (s.source == "gguf") return gguf_default;
+  auto v = s.hparams.Int("expert_weights_norm", gguf_default ? 1 : 0);
+  if (!v.ok()) return v.status();
+  return *v != 0;
+}
+
 }  // namespace
 
 absl::StatusOr<ir::Graph> BuildLlamaMoe(const ModelSpec& s) {
@@ -91,10 +101,10 @@ absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& s) {
   DecoderConfig c;
   c.rope_mode = "neox";
   // llama.cpp never renormalises qwen2moe's top-k weights; a Hugging Face config
-  // does when norm_topk_prob (expert_weights_norm in its description).
-  auto norm = s.source == "gguf" ? absl::StatusOr<int64_t>(0) : s.hparams.Int("expert_weights_norm", 0);
+  // does when norm_topk_prob.
+  auto norm = RenormaliseTopK(s, false);
   if (!norm.ok()) return norm.status();
-  c.ffn_block = MoeBlock(s, {.norm_w = *norm != 0,
+  c.ffn_block = MoeBlock(s, {.norm_w = *norm,
                              .n_ff_exp = s.n_ff_exp ? s.n_ff_exp : s.n_ff / s.n_expert_used,
                              .n_ff_shexp = s.n_ff_shexp ? s.n_ff_shexp : s.n_ff,
                              .shexp_gate = true});
@@ -106,10 +116,13 @@ absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& s) {
   if (s.n_ff_exp <= 0)
     return absl::InvalidArgumentError(
         StrCat(s.file, ": GGUF metadata qwen3moe.expert_feed_forward_length is missing or 0"));
+  // llama.cpp always renormalises qwen3moe's; a Hugging Face config when norm_topk_prob.
+  auto norm = RenormaliseTopK(s, true);
+  if (!norm.ok()) return norm.status();
   DecoderConfig c;
   c.rope_mode = "neox";
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
-  c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff_exp});
+  c.ffn_block = MoeBlock(s, {.norm_w = *norm, .n_ff_exp = s.n_ff_exp});
   return BuildDecoder(s, c);
 }
 
