@@ -17,6 +17,10 @@ using simdjson::dom::object;
 absl::Status Bad(std::string_view origin, std::string_view key, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(origin, ": ", key, ": ", what));
 }
+// A value uaii does not implement (the config itself is well-formed).
+absl::Status Unsupported(std::string_view origin, std::string_view key, std::string_view what) {
+  return absl::UnimplementedError(StrCat(origin, ": ", key, ": ", what));
+}
 
 // Looks up the first present, non-null key among `names` (aliases). Returns the key used.
 std::optional<std::pair<std::string_view, element>> Get(object obj, std::initializer_list<std::string_view> names) {
@@ -262,7 +266,7 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
     for (element x : arr) {
       std::string_view s;
       if (x.get_string().get(s) || (s != "sliding_attention" && s != "full_attention"))
-        return Bad(origin, "layer_types",
+        return Unsupported(origin, "layer_types",
                    StrCat("unsupported entry ", simdjson::to_string(x), " (expected sliding_attention / full_attention)"));
       c.layer_types.emplace_back(s);
     }
@@ -307,7 +311,7 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
     for (const auto& a : kActivations)
       if (a.name == s) c.activation = a.act, found = true;
     if (!found)
-      return Bad(origin, act->first,
+      return Unsupported(origin, act->first,
                  StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
                         "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
   }

@@ -36,7 +36,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   if (tok_meta.empty())
     return absl::InvalidArgumentError(StrCat(path, ": graph metadata lacks \"tokenizer.gguf\" (the GGUF file to ",
                                              "read the vocabulary and end-of-generation ids from)"));
-  auto impl = std::make_unique<Model::Impl>();
+  auto impl = std::make_unique<ModelInternals::Impl>();
   const std::string tok_path = Resolve(base, tok_meta);
   auto file = gguf::File::Open(tok_path);
   if (!file.ok())
@@ -75,7 +75,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   impl->spec.n_embd = impl->info.n_embd;
   impl->spec.n_layer = impl->info.n_layer;
   impl->spec.n_ctx_train = impl->info.n_ctx_train;
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  return ModelInternals::Make(std::move(impl));
 }
 
 }  // namespace uaii::runtime

@@ -37,7 +37,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
     return absl::UnimplementedError(StrCat(dir, ": ", std::string(st.message())));
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
-  auto impl = std::make_unique<Model::Impl>();
+  auto impl = std::make_unique<ModelInternals::Impl>();
   // Fusions and memory plan, or the cached plan (lib/planner), as for GGUF files.
   auto plan = planner::PlanWithCache(g->graph, HfContentHash(*m), planner::DefaultPlanOptions(),
                                      planner::DefaultPlanCacheDir());
@@ -61,7 +61,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
   const auto& s = impl->spec;
   impl->info = ModelInfo{dir, s.arch, "", s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
   impl->hf = std::move(m);
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  return ModelInternals::Make(std::move(impl));
 }
 
 }  // namespace uaii::runtime

@@ -35,6 +35,11 @@ absl::Status Err(const std::string& path, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(path, ": ", what));
 }
 
+// A well-formed tokenizer.json using a component uaii does not implement.
+absl::Status Unsupported(const std::string& path, std::string_view what) {
+  return absl::UnimplementedError(StrCat(path, ": unsupported ", what));
+}
+
 absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& impl) {
   const std::string_view type = Str(n, "type");
   if (type == "Sequence") {
@@ -59,7 +64,7 @@ absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& 
     impl.normalizers.push_back({NormKind::kNfc, "", ""});
     return absl::OkStatus();
   }
-  return Err(path, StrCat("unsupported normalizer ", type));
+  return Unsupported(path, StrCat("normalizer ", type));
 }
 
 absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view b) {
@@ -67,7 +72,7 @@ absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view
   if (b == "Removed") return SplitBehavior::kRemoved;
   if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
   if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
-  return Err(path, StrCat("unsupported Split behavior ", b));
+  return Unsupported(path, StrCat("Split behavior ", b));
 }
 
 absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl& impl) {
@@ -126,7 +131,7 @@ absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl
     }
     return Err(path, "Split pre_tokenizer without a Regex or String pattern");
   }
-  return Err(path, StrCat("unsupported pre_tokenizer ", type));
+  return Unsupported(path, StrCat("pre_tokenizer ", type));
 }
 
 // TemplateProcessing "single": a SpecialToken before $A means BOS, after it EOS.

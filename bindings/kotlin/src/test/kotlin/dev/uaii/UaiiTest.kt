@@ -39,7 +39,7 @@ class UaiiTest {
   private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
 
   @Test fun versionMatchesTheHeader() {
-    assertEquals("0.3.0", Version.libraryString)
+    assertEquals("0.4.0", Version.libraryString)
     assertNull(Version.mismatch(Version.library, Version.shimHeader))
   }
 

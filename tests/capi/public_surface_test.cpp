@@ -1,0 +1,195 @@
+// The public surface seen from both sides: the C ABI's session defaults are the C++
+// API's, field by field; the dry run's JSON is one document whether it comes from the
+// library (uaii::PlanDryRun), the C ABI (uaii_model_plan_json) or `uaii generate
+// --dry-run`; C status codes come from where each error arises (absl codes set at the
+// origin), for several kinds of error.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "uaii.h"
+#include "uaii/plan.h"
+#include "uaii/session.h"
+
+namespace {
+
+std::string Fixture(const std::string& rel) {
+  const char* dir = std::getenv("UAII_FIXTURE_DIR");
+  return std::string(dir ? dir : UAII_FIXTURE_DIR) + "/" + rel;
+}
+std::string Tiny() { return Fixture("tiny/tiny-llama-f32.gguf"); }
+
+// stdout of a shell command (stderr dropped) and its exit code.
+std::pair<int, std::string> Run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// A private $UAII_HOME for this process and the commands it runs, so the calibration
+// cache the dry runs read is the one they share.
+struct ScopedHome {
+  std::string dir;
+  ScopedHome() {
+    dir = (std::filesystem::temp_directory_path() / ("uaii_public_surface_" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+    ::setenv("UAII_HOME", dir.c_str(), 1);
+  }
+  ~ScopedHome() {
+    ::unsetenv("UAII_HOME");
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("public surface: the C and C++ session options have the same defaults, field by field", "[capi]") {
+  const uaii::SessionOptions cxx;
+  uaii_session_options c;
+  uaii_session_options_init(&c);
+  CHECK(c.struct_size == sizeof(uaii_session_options));
+  CHECK(c.preset == static_cast<uint32_t>(cxx.preset));
+  CHECK(std::string(c.device) == cxx.device);
+  CHECK(c.threads == cxx.threads);
+  CHECK(c.ram_budget_bytes == cxx.ram_budget_bytes);
+  CHECK(c.kv_window == cxx.kv_window);
+  CHECK(c.max_context == cxx.max_context);
+  CHECK(c.prefill_chunk == cxx.prefill_chunk);
+  CHECK(c.moe_top_k == cxx.moe_top_k);
+  CHECK((c.moe_prefetch != 0) == cxx.moe_prefetch);
+  CHECK(c.learn_calibration == 0);
+  // And the values themselves, so that a change to both sides is a visible decision.
+  CHECK(cxx.preset == uaii::Preset::kNone);
+  CHECK(c.preset == UAII_PRESET_NONE);
+  CHECK(cxx.device == "cpu");
+  CHECK(cxx.kv_window == -1);  // the preset's window
+  CHECK(cxx.max_context == uaii::kDefaultMaxContext);
+  CHECK(uaii::kDefaultMaxContext == 4096);
+  CHECK(cxx.prefill_chunk == 512);
+  CHECK(cxx.moe_top_k == 0);
+  CHECK_FALSE(cxx.moe_prefetch);
+  // One preset type: the C enum's values are the C++ enum's, and the CLI's names map to both.
+  for (auto [name, c_value] : {std::pair{"none", UAII_PRESET_NONE}, std::pair{"laptop", UAII_PRESET_LAPTOP},
+                               std::pair{"desktop", UAII_PRESET_DESKTOP}, std::pair{"server", UAII_PRESET_SERVER},
+                               std::pair{"phone", UAII_PRESET_PHONE}}) {
+    auto p = uaii::ParsePreset(name);
+    REQUIRE(p.ok());
+    CHECK(static_cast<int>(*p) == static_cast<int>(c_value));
+    CHECK(uaii::PresetName(*p) == name);
+  }
+  CHECK(*uaii::ParsePreset("off") == uaii::Preset::kNone);
+  CHECK_FALSE(uaii::ParsePreset("tablet").ok());
+}
+
+TEST_CASE("public surface: the dry run is one document from the library, the C ABI and the CLI", "[capi]") {
+  const std::string cli = UAII_BINARY_DIR "/uaii";
+  if (!std::filesystem::exists(cli)) {
+    WARN("SKIP: " << cli << " is not built");
+    return;
+  }
+  ScopedHome home;
+  const std::string cmd = "UAII_HOME='" + home.dir + "' '" + cli + "' generate --model '" + Tiny() +
+                          "' --dry-run --preset laptop --max-context 512";
+  // The first dry run measures the calibration and caches it; every later one reads it.
+  REQUIRE(Run(cmd + " --json").first == 0);
+  auto [code, cli_json] = Run(cmd + " --json");
+  REQUIRE(code == 0);
+  auto [text_code, cli_text] = Run(cmd);
+  REQUIRE(text_code == 0);
+
+  auto model = uaii::Model::Load(Tiny());
+  REQUIRE(model.ok());
+  uaii::SessionOptions so;
+  so.preset = uaii::Preset::kLaptop;
+  so.max_context = 512;
+  auto dry = uaii::PlanDryRun(**model, so);
+  REQUIRE(dry.ok());
+  CHECK(dry->json + "\n" == cli_json);
+  CHECK(dry->text == cli_text);
+  CHECK(dry->plan.preset == uaii::Preset::kLaptop);
+  CHECK(dry->plan.max_context == 512);
+  CHECK(dry->plan.calibrated);
+  CHECK(cli_json.find("\"calibration\": {") != std::string::npos);
+
+  uaii_model* m = nullptr;
+  REQUIRE(uaii_model_open(Tiny().c_str(), nullptr, &m) == UAII_OK);
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  o.preset = UAII_PRESET_LAPTOP;
+  o.max_context = 512;
+  char* json = nullptr;
+  REQUIRE(uaii_model_plan_json(m, &o, &json) == UAII_OK);
+  CHECK(std::string(json) + "\n" == cli_json);
+  uaii_string_free(json);
+  CHECK(uaii_model_plan_json(m, &o, nullptr) == UAII_ERR_INVALID_ARGUMENT);
+  uaii_model_destroy(m);
+}
+
+TEST_CASE("public surface: C status codes come from where each error arises", "[capi]") {
+  uaii_model* m = nullptr;
+  // Resources.
+  CHECK(uaii_model_open("/nonexistent/model.gguf", nullptr, &m) == UAII_ERR_NOT_FOUND);
+  // A malformed file is an invalid model; a well-formed one using what uaii lacks is unsupported.
+  CHECK(uaii_model_open(Fixture("gguf/corrupt/bad_magic.gguf").c_str(), nullptr, &m) == UAII_ERR_INVALID_MODEL);
+  CHECK(uaii_model_open(Fixture("gguf/corrupt/truncated_header.gguf").c_str(), nullptr, &m) ==
+        UAII_ERR_INVALID_MODEL);
+  CHECK(uaii_model_open(Fixture("gguf/corrupt/version_1.gguf").c_str(), nullptr, &m) == UAII_ERR_UNSUPPORTED);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("unsupported GGUF version 1"));
+  CHECK(uaii_model_open(Fixture("gguf/corrupt/big_endian.gguf").c_str(), nullptr, &m) == UAII_ERR_UNSUPPORTED);
+  CHECK(m == nullptr);
+  {
+    const std::string dir = (std::filesystem::temp_directory_path() /
+                             ("uaii_unigram_" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/tokenizer.json") << R"({"model":{"type":"Unigram","vocab":[]}})";
+    uaii_tokenizer* t = nullptr;
+    CHECK(uaii_tokenizer_open(dir.c_str(), &t) == UAII_ERR_UNSUPPORTED);
+    CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("Unigram"));
+    std::filesystem::remove_all(dir);
+  }
+
+  REQUIRE(uaii_model_open(Tiny().c_str(), nullptr, &m) == UAII_OK);
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  o.threads = 1;
+  uaii_session* s = nullptr;
+  // The engine, not the C layer, knows its devices.
+  o.device = "tpu";
+  CHECK(uaii_session_create(m, &o, &s) == UAII_ERR_UNSUPPORTED);
+  char* json = nullptr;
+  CHECK(uaii_model_plan_json(m, &o, &json) == UAII_ERR_UNSUPPORTED);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("tpu"));
+  // Caller errors.
+  uaii_session_options_init(&o);
+  o.kv_window = -2;
+  CHECK(uaii_session_create(m, &o, &s) == UAII_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("kv_window"));
+  uaii_session_options_init(&o);
+  o.moe_top_k = -1;
+  CHECK(uaii_session_create(m, &o, &s) == UAII_ERR_INVALID_ARGUMENT);
+  // State: a prompt longer than the session's context.
+  uaii_session_options_init(&o);
+  o.threads = 1;
+  o.max_context = 8;
+  REQUIRE(uaii_session_create(m, &o, &s) == UAII_OK);
+  std::string prompt;
+  for (int i = 0; i < 20; ++i) prompt += "tok5";
+  CHECK(uaii_session_generate(s, prompt.c_str(), nullptr, nullptr, nullptr, nullptr, nullptr) ==
+        UAII_ERR_INVALID_STATE);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("context"));
+  uaii_session_destroy(s);
+  uaii_model_destroy(m);
+}
