@@ -47,7 +47,7 @@ absl::StatusOr<Graph> Unpack(const fb::Model* m) {
   const fb::Graph* fg = m->graph();
   if (m->format_version() != kFormatVersion)
     return absl::UnimplementedError(absl::StrCat("uaii IR: unsupported format_version ", m->format_version(),
-                                                   " (this build reads ", kFormatVersion, ")"));
+                                                 " (this build reads ", kFormatVersion, ")"));
   Graph g;
   g.name = Str(fg->name());
   if (fg->tensors())

@@ -267,7 +267,7 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
       std::string_view s;
       if (x.get_string().get(s) || (s != "sliding_attention" && s != "full_attention"))
         return Unsupported(origin, "layer_types",
-                   StrCat("unsupported entry ", simdjson::to_string(x), " (expected sliding_attention / full_attention)"));
+                           StrCat("unsupported entry ", simdjson::to_string(x), " (expected sliding_attention / full_attention)"));
       c.layer_types.emplace_back(s);
     }
   }
@@ -312,8 +312,8 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
       if (a.name == s) c.activation = a.act, found = true;
     if (!found)
       return Unsupported(origin, act->first,
-                 StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
-                        "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
+                         StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
+                                "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
   }
   // Gemma configs: transformers uses hidden_activation (default gelu_pytorch_tanh) and
   // ignores the legacy hidden_act ("gelu" in the original gemma-2b/7b configs).

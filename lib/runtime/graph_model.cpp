@@ -7,6 +7,7 @@
 #include "planner/content_hash.h"
 #include "planner/plan_cache.h"
 #include "runtime/model_impl.h"
+#include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -58,7 +59,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   auto ex = Executor::Create(impl->graph, *impl->weights);
   if (!ex.ok()) return absl::Status(ex.status().code(), StrCat(path, ": ", std::string(ex.status().message())));
   impl->executor = std::move(*ex);
-  auto tok = Tokenizer::FromGguf(*impl->file);
+  auto tok = TokenizerFromGguf(*impl->file);
   if (!tok.ok()) return tok.status();
   impl->tokenizer = std::move(*tok);
   if (impl->tokenizer->end_of_generation_ids().empty())

@@ -7,6 +7,7 @@
 #include "planner/plan_cache.h"
 #include "runtime/graph_model.h"
 #include "runtime/model_impl.h"
+#include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
 
 namespace uaii {
@@ -43,7 +44,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   auto ex = runtime::Executor::Create(impl->graph, *impl->weights);
   if (!ex.ok()) return ex.status();
   impl->executor = std::move(*ex);
-  auto tok = Tokenizer::FromGguf(*impl->file);
+  auto tok = TokenizerFromGguf(*impl->file);
   if (!tok.ok()) return tok.status();
   impl->tokenizer = std::move(*tok);
   if (impl->tokenizer->end_of_generation_ids().empty())

@@ -40,7 +40,7 @@ absl::Status Unsupported(const std::string& path, std::string_view what) {
   return absl::UnimplementedError(StrCat(path, ": unsupported ", what));
 }
 
-absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& impl) {
+absl::Status AddNormalizer(const std::string& path, element n, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(n, "type");
   if (type == "Sequence") {
     array list;
@@ -75,7 +75,7 @@ absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view
   return Unsupported(path, StrCat("Split behavior ", b));
 }
 
-absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl& impl) {
+absl::Status AddPreTokenizer(const std::string& path, element p, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(p, "type");
   if (type == "Sequence") {
     array list;
@@ -135,7 +135,7 @@ absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl
 }
 
 // TemplateProcessing "single": a SpecialToken before $A means BOS, after it EOS.
-void ReadTemplate(element pp, Tokenizer::Impl& impl) {
+void ReadTemplate(element pp, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(pp, "type");
   if (type == "Sequence") {
     array list;
@@ -166,14 +166,14 @@ void ReadTemplate(element pp, Tokenizer::Impl& impl) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::string& path,
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadTokenizerJson(const std::string& path,
                                                                      const std::string& config) {
   simdjson::dom::parser parser;
   element doc;
   if (auto err = parser.load(path).get(doc); err)
     return absl::InvalidArgumentError(
         StrCat(path, ": cannot read tokenizer.json: ", simdjson::error_message(err)));
-  auto impl = std::make_unique<Tokenizer::Impl>();
+  auto impl = std::make_unique<TokenizerInternals::Impl>();
   element model;
   if (doc["model"].get(model) != simdjson::SUCCESS) return Err(path, "no \"model\" object");
   const std::string_view mtype = Str(model, "type", "BPE");
@@ -324,7 +324,7 @@ std::string TameBigIntegers(std::string_view json) {
   return out;
 }
 
-absl::Status ApplyTokenizerConfig(const std::string& path, Tokenizer::Impl& impl) {
+absl::Status ApplyTokenizerConfig(const std::string& path, TokenizerInternals::Impl& impl) {
   simdjson::dom::parser parser;
   element doc;
   simdjson::padded_string raw;
