@@ -2,7 +2,8 @@
 // API's, field by field; the dry run's JSON is one document whether it comes from the
 // library (uaii::PlanDryRun), the C ABI (uaii_model_plan_json) or `uaii generate
 // --dry-run`; C status codes come from where each error arises (absl codes set at the
-// origin), for several kinds of error.
+// origin), for several kinds of error; the C++ calls the CLI is written on (inspect,
+// template rendering, compile) give what the CLI prints.
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
@@ -15,8 +16,12 @@
 #include <string>
 
 #include "uaii.h"
+#include "uaii/chat.h"
+#include "uaii/compile.h"
+#include "uaii/inspect.h"
 #include "uaii/plan.h"
 #include "uaii/session.h"
+#include "uaii/stop_reason.h"
 
 namespace {
 
@@ -192,4 +197,118 @@ TEST_CASE("public surface: C status codes come from where each error arises", "[
   CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("context"));
   uaii_session_destroy(s);
   uaii_model_destroy(m);
+}
+
+// The C++ calls the CLI is written on give what the CLI prints.
+TEST_CASE("public surface: InspectJson / InspectText are what `uaii inspect` prints", "[capi]") {
+  const std::string cli = UAII_BINARY_DIR "/uaii";
+  if (!std::filesystem::exists(cli)) {
+    WARN("SKIP: " << cli << " is not built");
+    return;
+  }
+  for (const std::string& path : {Tiny(), Fixture("hf_tiny/qwen3_f32_sharded")}) {
+    INFO(path);
+    auto json = uaii::InspectJson(path);
+    auto text = uaii::InspectText(path);
+    REQUIRE(json.ok());
+    REQUIRE(text.ok());
+    CHECK(*json + "\n" == Run("'" + cli + "' inspect '" + path + "' --json").second);
+    CHECK(*text == Run("'" + cli + "' inspect '" + path + "'").second);
+  }
+  auto missing = uaii::InspectJson("/nonexistent/model.gguf");
+  CHECK(absl::IsNotFound(missing.status()));
+  auto old = uaii::InspectText(Fixture("gguf/corrupt/version_1.gguf"));
+  CHECK(absl::IsUnimplemented(old.status()));
+  auto bad = uaii::InspectText(Fixture("gguf/corrupt/hparam_block_count_zero.gguf"));
+  CHECK(absl::IsInvalidArgument(bad.status()));
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("hparam_block_count_zero.gguf: "));
+}
+
+TEST_CASE("public surface: RenderChatTemplate renders as `uaii template`; CheckJsonArray names its input", "[capi]") {
+  const std::string cli = UAII_BINARY_DIR "/uaii";
+  if (!std::filesystem::exists(cli)) {
+    WARN("SKIP: " << cli << " is not built");
+    return;
+  }
+  const std::string model = Fixture("hf_tiny/qwen3_f32_sharded");
+  const std::string messages = R"([{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}])";
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("uaii_messages_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(file) << messages;
+  for (bool think : {false, true}) {
+    uaii::ChatRenderRequest r;
+    r.messages_json = R"({"messages": )" + messages + "}";  // the object form unwraps
+    r.enable_thinking = think;
+    auto prompt = uaii::RenderChatTemplate(model, r);
+    REQUIRE(prompt.ok());
+    CHECK(*prompt == Run("'" + cli + "' template --model '" + model + "' --messages '" + file + "' " +
+                         (think ? "--think" : "--no-think")).second);
+    CHECK(prompt->find("Be brief.") != std::string::npos);
+  }
+  uaii::ChatRenderRequest r;
+  r.messages_json = R"({"role":"user"})";
+  r.messages_origin = "messages file m.json";
+  auto bad = uaii::RenderChatTemplate(model, r);
+  CHECK(absl::IsInvalidArgument(bad.status()));
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("messages file m.json: expected a JSON list"));
+  std::filesystem::remove(file);
+
+  CHECK(uaii::CheckJsonArray("[1]", "tools file t.json").ok());
+  CHECK(uaii::CheckJsonArray("[]", "tools file t.json").ok());
+  auto empty = uaii::CheckJsonArray("[]", "messages file m.json", /*non_empty=*/true);
+  CHECK_THAT(std::string(empty.message()), Catch::Contains("messages file m.json: expected a non-empty JSON array"));
+  CHECK_THAT(std::string(uaii::CheckJsonArray("{}", "tools file t.json").message()),
+             Catch::Contains("tools file t.json: expected a JSON array"));
+  CHECK_FALSE(uaii::CheckJsonArray("[1,", "x").ok());
+}
+
+TEST_CASE("public surface: CompileModel writes the graph file and the plan report `uaii compile` prints", "[capi]") {
+  const std::string cli = UAII_BINARY_DIR "/uaii";
+  if (!std::filesystem::exists(cli)) {
+    WARN("SKIP: " << cli << " is not built");
+    return;
+  }
+  ScopedHome home;  // the plan cache lives under $UAII_HOME too: a fresh one for this test
+  const std::string out = home.dir + "/tiny.uaii.json";
+  uaii::CompileOptions o;
+  o.output = out;
+  o.report_plan = true;
+  auto r = uaii::CompileModel(Tiny(), o);
+  REQUIRE(r.ok());
+  CHECK(std::filesystem::exists(out));
+  CHECK(r->written_ops > 0);
+  CHECK(r->written_tensors > 0);
+  CHECK(r->ops > 0);
+  CHECK(r->ops <= r->ops_unfused);
+  CHECK(r->decode.tokens == 1);
+  CHECK(r->prefill.tokens == o.prefill_tokens);
+  CHECK(r->decode.peak_activation_bytes > 0);
+  CHECK(r->plan_json.find("\"passes\":") != std::string::npos);
+  // The text report, but for its timing line, is what the CLI prints.
+  auto without_timing = [](std::string s) { return s.substr(0, s.rfind("plan: ")); };
+  CHECK(without_timing(r->plan_text) ==
+        without_timing(Run("UAII_HOME='" + home.dir + "' '" + cli + "' compile '" + Tiny() + "' --plan").second));
+  // The written graph file compiles again (a graph file converts between its forms).
+  uaii::CompileOptions again;
+  again.output = home.dir + "/tiny.uaii";
+  auto r2 = uaii::CompileModel(out, again);
+  REQUIRE(r2.ok());
+  CHECK(r2->written_ops == r->written_ops);
+
+  uaii::CompileOptions bad_out;
+  bad_out.output = home.dir + "/tiny.bin";
+  CHECK(absl::IsInvalidArgument(uaii::CompileModel(Tiny(), bad_out).status()));
+  CHECK_FALSE(uaii::IsGraphFilePath("tiny.bin"));
+  CHECK(uaii::IsGraphFilePath("tiny.uaii.json"));
+  CHECK(absl::IsUnimplemented(uaii::CompileModel(Fixture("hf_tiny/qwen3_f32_sharded"), {}).status()));
+}
+
+TEST_CASE("public surface: one stop reason, named as --json names it", "[capi]") {
+  CHECK(uaii::StopReasonName(uaii::StopReason::kEndOfGeneration) == "eos");
+  CHECK(uaii::StopReasonName(uaii::StopReason::kMaxTokens) == "max_tokens");
+  CHECK(uaii::StopReasonName(uaii::StopReason::kStopString) == "stop");
+  CHECK(uaii::StopReasonName(uaii::StopReason::kCancelled) == "cancelled");
+  CHECK(uaii::StopReasonName(uaii::StopReason::kContextFull) == "context_full");
+  CHECK(static_cast<int>(uaii::StopReason::kContextFull) == UAII_STOP_CONTEXT_FULL);
+  CHECK(static_cast<int>(uaii::StopReason::kStopString) == UAII_STOP_STRING);
 }
