@@ -356,13 +356,19 @@ void uaii_generate_options_init(uaii_generate_options* o) {
   if (o == nullptr) return;
   *o = uaii_generate_options{};
   o->struct_size = sizeof(*o);
-  o->max_tokens = 256;
-  o->temperature = 0.0f;
-  o->top_k = 40;
-  o->top_p = 0.95f;
-  o->min_p = 0.05f;
-  o->repeat_penalty = 1.0f;
-  o->seed = 0xC0FFEE;
+  // The C++ defaults (uaii/generation.h, uaii/sampling.h), as the CLI applies them:
+  // greedy, and llama.cpp's filters for when a caller turns the temperature up.
+  const uaii::GenerationRequest d;
+  const uaii::sampling::SamplingParams filters;
+  o->max_tokens = static_cast<int32_t>(d.max_tokens);
+  o->temperature = d.sampling.temperature;
+  o->top_k = filters.top_k;
+  o->top_p = filters.top_p;
+  o->min_p = filters.min_p;
+  o->repeat_penalty = d.sampling.repeat_penalty;
+  o->presence_penalty = d.sampling.presence_penalty;
+  o->frequency_penalty = d.sampling.frequency_penalty;
+  o->seed = d.sampling.seed;
   o->think = -1;
 }
 

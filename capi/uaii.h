@@ -31,7 +31,8 @@
  *        prefill_chunk, moe_top_k and moe_prefetch, and takes the C++ API's meanings:
  *        kv_window -1 (the new default) is the preset's window, 0 unbounded;
  *        max_context defaults to 4096 (0 also means 4096); device is checked by the
- *        engine (UAII_ERR_UNSUPPORTED for a device it lacks). Status codes come from
+ *        engine (UAII_ERR_UNSUPPORTED for a device it lacks); uaii_generate_options' seed
+ *        defaults to 42, the CLI's and C++'s (was 0xC0FFEE). Status codes come from
  *        where each error arises: a file uaii cannot read because it lacks a feature
  *        (a GGUF version, a tensor type, a tokenizer component) is UAII_ERR_UNSUPPORTED,
  *        a malformed one UAII_ERR_INVALID_MODEL.
@@ -225,7 +226,8 @@ typedef struct uaii_generate_options {
   float presence_penalty;   /* default 0 */
   float frequency_penalty;  /* default 0 */
   uint32_t reserved;        /* 0 */
-  uint64_t seed;            /* default 0xC0FFEE; the same seed reproduces a run */
+  uint64_t seed;            /* default 42 (the CLI's and C++'s; 0.3: 0xC0FFEE); the same seed
+                               reproduces a run */
   const char* const* stop;  /* stop strings (not emitted), may be NULL */
   size_t n_stop;
   int32_t think;            /* chat only: -1 template default, 0 off, 1 on */

@@ -18,6 +18,7 @@
 #include "uaii.h"
 #include "uaii/chat.h"
 #include "uaii/compile.h"
+#include "uaii/generation.h"
 #include "uaii/inspect.h"
 #include "uaii/plan.h"
 #include "uaii/session.h"
@@ -97,6 +98,27 @@ TEST_CASE("public surface: the C and C++ session options have the same defaults,
   }
   CHECK(*uaii::ParsePreset("off") == uaii::Preset::kNone);
   CHECK_FALSE(uaii::ParsePreset("tablet").ok());
+}
+
+TEST_CASE("public surface: the C generate options have the C++ (and CLI) defaults, field by field", "[capi]") {
+  const uaii::GenerationRequest cxx;
+  const uaii::sampling::SamplingParams filters;  // what a sampled run starts from (`uaii generate --temp T`)
+  uaii_generate_options c;
+  uaii_generate_options_init(&c);
+  CHECK(c.max_tokens == cxx.max_tokens);
+  CHECK(c.temperature == cxx.sampling.temperature);
+  CHECK(c.top_k == filters.top_k);
+  CHECK(c.top_p == filters.top_p);
+  CHECK(c.min_p == filters.min_p);
+  CHECK(c.repeat_penalty == cxx.sampling.repeat_penalty);
+  CHECK(c.presence_penalty == cxx.sampling.presence_penalty);
+  CHECK(c.frequency_penalty == cxx.sampling.frequency_penalty);
+  CHECK(c.seed == cxx.sampling.seed);
+  CHECK(c.seed == uaii::sampling::kDefaultSeed);
+  CHECK(c.n_stop == 0);
+  CHECK(c.think == -1);
+  CHECK(cxx.max_tokens == 256);
+  CHECK(cxx.sampling.greedy());
 }
 
 TEST_CASE("public surface: the dry run is one document from the library, the C ABI and the CLI", "[capi]") {

@@ -125,7 +125,7 @@ constexpr const char* kSamplingDoc = R"doc(
 Sampling keywords (None keeps the engine's default):
   max_tokens (256), temperature (0: greedy; > 0 samples), top_k (40; <= 0 off),
   top_p (0.95; 1 off), min_p (0.05; 0 off), repeat_penalty (1: off),
-  presence_penalty (0), frequency_penalty (0), seed (0xC0FFEE: the same seed
+  presence_penalty (0), frequency_penalty (0), seed (42: the same seed
   reproduces a run), stop (a str or a list of str; the reply ends before the first
   one, which is not included).
 stream=False returns the reply as a str (session.last_result holds the usage);

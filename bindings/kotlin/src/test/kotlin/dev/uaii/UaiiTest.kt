@@ -55,7 +55,7 @@ class UaiiTest {
   @Test fun optionDefaultsComeFromTheLibrary() {
     val o = GenerateOptions()
     assertEquals(256, o.maxTokens)
-    assertEquals(0xC0FFEEL, o.seed)
+    assertEquals(42L, o.seed)
     assertEquals(0.95f, o.topP, 0f)
     assertNull(o.think)
   }
