@@ -123,7 +123,6 @@ void WriteExpertPlan(JsonWriter& w, const storage::StoragePlan& p) {
   w.EndObject();
 }
 
-
 }  // namespace
 
 absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) {
