@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "generation/process_stats.h"
+#include "uaii/process_stats.h"
 #include "uaii/session.h"
 
 namespace {

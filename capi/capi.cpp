@@ -1,23 +1,27 @@
-// The C ABI on the C++ API. Exceptions and absl statuses become uaii_status in exactly
-// one place (UAII_CAPI_BODY); the message goes to the thread-local last error.
+// The C ABI on the public C++ API (include/uaii). Exceptions become uaii_status in
+// exactly one place (UAII_CAPI_BODY); an absl status becomes one by its code, which
+// the library sets where the error arises (FromStatus); the message goes to the
+// thread-local last error.
 #include "uaii.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "formats/gguf_file.h"
-#include "generation/chat_engine.h"
-#include "generation/generator.h"
-#include "generation/process_stats.h"
-#include "generation/run_observation.h"
-#include "loaders/gguf_summary.h"
-#include "loaders/hf_loader.h"
-#include "loaders/hf_summary.h"
-#include "loaders/model_locator.h"
-#include "util/json_writer.h"
-#include "util/str_cat.h"
+#include "uaii/calibration.h"
+#include "uaii/chat.h"
+#include "uaii/generation.h"
+#include "uaii/inspect.h"
+#include "uaii/json_writer.h"
+#include "uaii/model_locator.h"
+#include "uaii/plan.h"
+#include "uaii/process_stats.h"
+#include "uaii/str_cat.h"
 
 struct uaii_model {
   std::shared_ptr<const uaii::Model> model;
@@ -64,14 +68,12 @@ uaii_status FromStatus(const absl::Status& s) {
   }
 }
 
-// A model file that fails to load is a format problem, not a caller error.
+// Reading a model file: the readers report a malformed or inconsistent file as
+// InvalidArgument (the file is the argument), which to a C caller is a format problem;
+// what uaii does not implement they report as Unimplemented (UAII_ERR_UNSUPPORTED).
 uaii_status FromModelStatus(const absl::Status& s) {
-  uaii_status code = FromStatus(s);
-  if (code == UAII_ERR_INVALID_ARGUMENT) {
-    code = std::string(s.message()).find("unsupported") != std::string::npos ? UAII_ERR_UNSUPPORTED
-                                                                              : UAII_ERR_INVALID_MODEL;
-  }
-  return code;
+  if (s.code() == absl::StatusCode::kInvalidArgument) return Fail(UAII_ERR_INVALID_MODEL, std::string(s.message()));
+  return FromStatus(s);
 }
 
 // Copies a caller's options struct over the defaults: fields past the caller's
@@ -124,7 +126,7 @@ char* NewString(const std::string& s) {
 extern "C" {
 
 uint32_t uaii_capi_version(void) { return UAII_CAPI_VERSION; }
-const char* uaii_capi_version_string(void) { return "0.3.0"; }
+const char* uaii_capi_version_string(void) { return "0.4.0"; }
 
 const char* uaii_status_string(uaii_status status) {
   switch (status) {
@@ -175,17 +177,9 @@ void uaii_model_destroy(uaii_model* model) { delete model; }
 uaii_status uaii_model_inspect_json(const uaii_model* model, char** out_json) {
   UAII_CAPI_BODY({
     UAII_REQUIRE_ARG(model != nullptr && out_json != nullptr, "model or out_json is NULL");
-    if (uaii::hf::IsHfDirectory(model->model->info().path)) {  // what `uaii inspect DIR --json` prints
-      auto hf_model = uaii::hf::LoadHfModel(model->model->info().path);
-      if (!hf_model.ok()) return FromModelStatus(hf_model.status());
-      *out_json = NewString(uaii::hf::SummaryJson(*hf_model));
-      return UAII_OK;
-    }
-    auto file = uaii::gguf::File::Open(model->model->info().path);
-    if (!file.ok()) return FromModelStatus(file.status());
-    auto summary = uaii::SummarizeGguf(**file);
-    if (!summary.ok()) return FromModelStatus(summary.status());
-    *out_json = NewString(uaii::SummaryToJson(*summary));
+    auto json = uaii::InspectJson(model->model->info().path);  // what `uaii inspect --json` prints
+    if (!json.ok()) return FromModelStatus(json.status());
+    *out_json = NewString(*json);
     return UAII_OK;
   })
 }
@@ -261,38 +255,87 @@ size_t uaii_tokenizer_vocab_size(const uaii_tokenizer* tokenizer) {
 
 void uaii_session_options_init(uaii_session_options* o) {
   if (o == nullptr) return;
+  // The C++ defaults (uaii/session.h), field by field.
+  const uaii::SessionOptions d;
   *o = uaii_session_options{};
   o->struct_size = sizeof(*o);
-  o->preset = UAII_PRESET_NONE;
+  o->preset = static_cast<uint32_t>(d.preset);
   o->device = "cpu";
+  o->threads = d.threads;
+  o->ram_budget_bytes = d.ram_budget_bytes;
+  o->kv_window = d.kv_window;
+  o->max_context = d.max_context;
+  o->learn_calibration = 0;
+  o->prefill_chunk = d.prefill_chunk;
+  o->moe_top_k = d.moe_top_k;
+  o->moe_prefetch = d.moe_prefetch ? 1 : 0;
 }
+
+}  // extern "C"
+
+namespace {
+
+static_assert(UAII_PRESET_NONE == static_cast<int>(uaii::Preset::kNone) &&
+              UAII_PRESET_LAPTOP == static_cast<int>(uaii::Preset::kLaptop) &&
+              UAII_PRESET_DESKTOP == static_cast<int>(uaii::Preset::kDesktop) &&
+              UAII_PRESET_SERVER == static_cast<int>(uaii::Preset::kServer) &&
+              UAII_PRESET_PHONE == static_cast<int>(uaii::Preset::kPhone),
+              "uaii_preset and uaii::Preset are one-to-one");
+
+// The C options as uaii::SessionOptions: the same fields, defaults and meanings; only
+// values no C++ caller could give (a negative count, an unknown preset) are checked here.
+uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::SessionOptions* so,
+                               bool* learn_calibration) {
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  if (!ReadOptions(options, &o)) return Fail(UAII_ERR_INVALID_ARGUMENT, "uaii_session_options.struct_size is too small");
+  if (o.preset > UAII_PRESET_PHONE) return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown preset ", o.preset));
+  if (o.kv_window < -1)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("kv_window ", o.kv_window, " is below -1 (the preset's)"));
+  if (o.max_context < 0)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("max_context ", o.max_context, " is negative"));
+  if (o.prefill_chunk < 0)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("prefill_chunk ", o.prefill_chunk, " is negative"));
+  if (o.moe_top_k < 0) return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("moe_top_k ", o.moe_top_k, " is negative"));
+  so->threads = o.threads;
+  so->max_context = o.max_context;
+  so->prefill_chunk = o.prefill_chunk;
+  so->device = o.device ? o.device : "cpu";
+  so->preset = static_cast<uaii::Preset>(o.preset);
+  so->ram_budget_bytes = o.ram_budget_bytes;
+  so->kv_window = o.kv_window;
+  so->moe_top_k = o.moe_top_k;
+  so->moe_prefetch = o.moe_prefetch != 0;
+  if (learn_calibration != nullptr) *learn_calibration = o.learn_calibration != 0;
+  return UAII_OK;
+}
+
+}  // namespace
+
+extern "C" {
 
 uaii_status uaii_session_create(const uaii_model* model, const uaii_session_options* options,
                                 uaii_session** out_session) {
   UAII_CAPI_BODY({
     UAII_REQUIRE_ARG(model != nullptr && out_session != nullptr, "model or out_session is NULL");
-    uaii_session_options o;
-    uaii_session_options_init(&o);
-    UAII_REQUIRE_ARG(ReadOptions(options, &o), "uaii_session_options.struct_size is too small");
-    std::string device = o.device ? o.device : "cpu";
-    if (device != "cpu" && device != "auto")
-      return Fail(UAII_ERR_UNSUPPORTED, uaii::StrCat("device \"", device, "\" is not available; use \"cpu\" or \"auto\""));
-    if (o.preset > UAII_PRESET_PHONE)
-      return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown preset ", o.preset));
-    UAII_REQUIRE_ARG(o.kv_window >= 0, uaii::StrCat("kv_window ", o.kv_window, " is negative"));
-    UAII_REQUIRE_ARG(o.max_context >= 0, uaii::StrCat("max_context ", o.max_context, " is negative"));
     uaii::SessionOptions so;
-    so.threads = o.threads;
-    static constexpr const char* kPresetNames[] = {"none", "laptop", "desktop", "server", "phone"};
-    so.preset = kPresetNames[o.preset];
-    so.ram_budget_bytes = o.ram_budget_bytes;
-    so.kv_window = o.kv_window;  // 0: unbounded (the ABI's default), not the preset's window
-    const int64_t trained = model->model->info().n_ctx_train;
-    so.max_context = o.max_context > 0 ? o.max_context : (trained > 0 ? std::min<int64_t>(trained, 4096) : 4096);
+    bool learn = false;
+    if (uaii_status st = ReadSessionOptions(options, &so, &learn); st != UAII_OK) return st;
     auto gen = uaii::Generator::Create(model->model, so);
     if (!gen.ok()) return FromStatus(gen.status());
-    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr,
-                                    o.learn_calibration != 0, so};
+    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr, learn, so};
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_model_plan_json(const uaii_model* model, const uaii_session_options* options, char** out_json) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(model != nullptr && out_json != nullptr, "model or out_json is NULL");
+    uaii::SessionOptions so;
+    if (uaii_status st = ReadSessionOptions(options, &so, nullptr); st != UAII_OK) return st;
+    auto dry = uaii::PlanDryRun(*model->model, so);
+    if (!dry.ok()) return FromStatus(dry.status());
+    *out_json = NewString(dry->json);
     return UAII_OK;
   })
 }
@@ -313,13 +356,19 @@ void uaii_generate_options_init(uaii_generate_options* o) {
   if (o == nullptr) return;
   *o = uaii_generate_options{};
   o->struct_size = sizeof(*o);
-  o->max_tokens = 256;
-  o->temperature = 0.0f;
-  o->top_k = 40;
-  o->top_p = 0.95f;
-  o->min_p = 0.05f;
-  o->repeat_penalty = 1.0f;
-  o->seed = 0xC0FFEE;
+  // The C++ defaults (uaii/generation.h, uaii/sampling.h), as the CLI applies them:
+  // greedy, and llama.cpp's filters for when a caller turns the temperature up.
+  const uaii::GenerationRequest d;
+  const uaii::sampling::SamplingParams filters;
+  o->max_tokens = static_cast<int32_t>(d.max_tokens);
+  o->temperature = d.sampling.temperature;
+  o->top_k = filters.top_k;
+  o->top_p = filters.top_p;
+  o->min_p = filters.min_p;
+  o->repeat_penalty = d.sampling.repeat_penalty;
+  o->presence_penalty = d.sampling.presence_penalty;
+  o->frequency_penalty = d.sampling.frequency_penalty;
+  o->seed = d.sampling.seed;
   o->think = -1;
 }
 
@@ -358,21 +407,17 @@ uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r
   return UAII_OK;
 }
 
-uaii_stop_reason StopReason(uaii::GenerationStop s) {
-  switch (s) {
-    case uaii::GenerationStop::kEndOfGeneration: return UAII_STOP_END_OF_GENERATION;
-    case uaii::GenerationStop::kMaxTokens: return UAII_STOP_MAX_TOKENS;
-    case uaii::GenerationStop::kStopString: return UAII_STOP_STRING;
-    case uaii::GenerationStop::kCancelled: return UAII_STOP_CANCELLED;
-    case uaii::GenerationStop::kContextFull: return UAII_STOP_CONTEXT_FULL;
-  }
-  return UAII_STOP_MAX_TOKENS;
-}
+static_assert(UAII_STOP_END_OF_GENERATION == static_cast<int>(uaii::StopReason::kEndOfGeneration) &&
+              UAII_STOP_MAX_TOKENS == static_cast<int>(uaii::StopReason::kMaxTokens) &&
+              UAII_STOP_STRING == static_cast<int>(uaii::StopReason::kStopString) &&
+              UAII_STOP_CANCELLED == static_cast<int>(uaii::StopReason::kCancelled) &&
+              UAII_STOP_CONTEXT_FULL == static_cast<int>(uaii::StopReason::kContextFull),
+              "uaii_stop_reason and uaii::StopReason are one-to-one");
 
 uaii_generate_result MakeResult(const uaii::GenerationResult& g, int64_t reasoning_tokens) {
   uaii_generate_result r{};
   r.struct_size = sizeof(r);
-  r.stop_reason = StopReason(g.stop);
+  r.stop_reason = static_cast<uint32_t>(g.stop);
   r.prompt_tokens = g.prompt_tokens;
   r.completion_tokens = static_cast<int64_t>(g.tokens.size());
   r.cached_tokens = g.cached_tokens;

@@ -22,6 +22,20 @@
  *
  * Thread safety: a model (and its tokenizer) may be shared by any number of threads;
  * a session belongs to one thread at a time. uaii_last_error() is per thread.
+ *
+ * Versions (docs/c_api.md, "Versions"): a minor version only appends (functions, enum
+ * values, fields at the end of options structs); the soname libuaii.so.0 stays while
+ * the major version is 0.
+ *   0.4  uaii_model_plan_json (the dry run's plan as JSON); uaii_session_options gains
+ *        learn_calibration (appended to 0.3.0 builds without a version bump),
+ *        prefill_chunk, moe_top_k and moe_prefetch, and takes the C++ API's meanings:
+ *        kv_window -1 (the new default) is the preset's window, 0 unbounded;
+ *        max_context defaults to 4096 (0 also means 4096); device is checked by the
+ *        engine (UAII_ERR_UNSUPPORTED for a device it lacks); uaii_generate_options' seed
+ *        defaults to 42, the CLI's and C++'s (was 0xC0FFEE). Status codes come from
+ *        where each error arises: a file uaii cannot read because it lacks a feature
+ *        (a GGUF version, a tensor type, a tokenizer component) is UAII_ERR_UNSUPPORTED,
+ *        a malformed one UAII_ERR_INVALID_MODEL.
  */
 #ifndef UAII_CAPI_H_
 #define UAII_CAPI_H_
@@ -42,16 +56,16 @@ extern "C" {
 /* ---- Version ------------------------------------------------------------- */
 
 #define UAII_CAPI_VERSION_MAJOR 0
-#define UAII_CAPI_VERSION_MINOR 3
+#define UAII_CAPI_VERSION_MINOR 4
 #define UAII_CAPI_VERSION_PATCH 0
-/* major * 10000 + minor * 100 + patch: 300 for 0.3.0 */
+/* major * 10000 + minor * 100 + patch: 400 for 0.4.0 */
 #define UAII_CAPI_VERSION \
   (UAII_CAPI_VERSION_MAJOR * 10000 + UAII_CAPI_VERSION_MINOR * 100 + UAII_CAPI_VERSION_PATCH)
 
 /* The library's ABI version, encoded as UAII_CAPI_VERSION. SDKs compare the major and
  * minor numbers with the header they were built against. */
 UAII_API uint32_t uaii_capi_version(void);
-/* "0.3.0". Static storage. */
+/* "0.4.0". Static storage. */
 UAII_API const char* uaii_capi_version_string(void);
 
 /* ---- Status -------------------------------------------------------------- */
@@ -148,16 +162,23 @@ typedef enum uaii_preset {
   UAII_PRESET_PHONE = 4
 } uaii_preset;
 
+/* The fields, defaults and meanings of the C++ API's uaii::SessionOptions
+ * (include/uaii/session.h); uaii_session_options_init() fills its defaults. */
 typedef struct uaii_session_options {
   uint32_t struct_size;
   uint32_t preset;           /* uaii_preset; default UAII_PRESET_NONE */
-  const char* device;        /* "cpu" (default) or "auto" */
-  int32_t threads;           /* <= 0: physical cores */
+  const char* device;        /* "cpu" (default), "auto" (the first GPU backend reporting a real
+                                device, else the CPU) or a backend's device name */
+  int32_t threads;           /* <= 0: physical cores (default 0) */
   uint32_t reserved;         /* 0 */
-  uint64_t ram_budget_bytes; /* 0: the preset's */
-  int64_t kv_window;         /* 0: unbounded up to max_context */
-  int64_t max_context;       /* 0: the model's training context, capped at 4096 */
-  /* Appended in 0.3.0 (a caller's smaller struct_size leaves it 0, off). 1: after each
+  uint64_t ram_budget_bytes; /* 0: the preset's (default) */
+  int64_t kv_window;         /* resident KV positions: -1 the preset's window (default; unbounded
+                                for UAII_PRESET_NONE), 0 unbounded up to max_context, n > 0 n
+                                positions (plus attention sinks) */
+  int64_t max_context;       /* KV cache positions; default 4096, 0 also 4096; without a KV
+                                window clamped to the model's training context */
+  /* Added in 0.4 (it first shipped, unversioned, in late 0.3.0 builds; a caller's smaller
+   * struct_size leaves it 0, off). 1: after each
    * uaii_session_generate / uaii_session_chat call with two or more tokens, fold what
    * the call measured (decode time, its wait for streamed weights) into the storage
    * cost model's calibration, $UAII_HOME/calibration.json (default ~/.cache/uaii), as
@@ -166,6 +187,14 @@ typedef struct uaii_session_options {
    * skipped). Default 0. */
   uint32_t learn_calibration;
   uint32_t reserved2;        /* 0 */
+  /* Appended in 0.4.0 (a caller's smaller struct_size leaves them their defaults). */
+  int64_t prefill_chunk;     /* tokens per forward pass during prefill; default 512, 0 also 512 */
+  int64_t moe_top_k;         /* mixture-of-experts models (docs/moe.md): experts per token; 0 the
+                                file's expert_used_count (default, exact), k > 0 min(k, file's),
+                                an explicit approximation */
+  uint32_t moe_prefetch;     /* 1: under a budget, read ahead the experts the next layer chose for
+                                the previous token (results do not change). Default 0 */
+  uint32_t reserved3;        /* 0 */
 } uaii_session_options;
 
 UAII_API void uaii_session_options_init(uaii_session_options* options);
@@ -174,6 +203,15 @@ UAII_API uaii_status uaii_session_create(const uaii_model* model, const uaii_ses
 UAII_API void uaii_session_destroy(uaii_session* session);
 /* Forgets the conversation (the KV cache). */
 UAII_API uaii_status uaii_session_reset(uaii_session* session);
+
+/* Added in 0.4.0. The memory plan a session created with `options` (may be NULL) would
+ * run with — what stays resident, what streams, the KV cache, the expected peak — and
+ * the decode speed the storage cost model predicts, reading no weights: the document
+ * `uaii generate --dry-run --json` prints (docs/json/dry_run.schema.json). The first
+ * call on a machine measures the calibration (a second or so) and caches it in
+ * $UAII_HOME/calibration.json. *out_json is freed with uaii_string_free(). */
+UAII_API uaii_status uaii_model_plan_json(const uaii_model* model, const uaii_session_options* options,
+                                          char** out_json);
 
 /* ---- Generation ---------------------------------------------------------- */
 
@@ -188,7 +226,8 @@ typedef struct uaii_generate_options {
   float presence_penalty;   /* default 0 */
   float frequency_penalty;  /* default 0 */
   uint32_t reserved;        /* 0 */
-  uint64_t seed;            /* default 0xC0FFEE; the same seed reproduces a run */
+  uint64_t seed;            /* default 42 (the CLI's and C++'s; 0.3: 0xC0FFEE); the same seed
+                               reproduces a run */
   const char* const* stop;  /* stop strings (not emitted), may be NULL */
   size_t n_stop;
   int32_t think;            /* chat only: -1 template default, 0 off, 1 on */

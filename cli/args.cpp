@@ -1,6 +1,6 @@
 #include "args.h"
 
-#include "util/str_cat.h"
+#include "uaii/str_cat.h"
 
 namespace uaii::cli {
 

@@ -14,7 +14,6 @@
 // /reset, /exit, Ctrl-C stops the current reply, thinking is shown dimmed.
 // --json prints one document (docs/json/chat.schema.json).
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,15 +29,13 @@
 #include <editline/readline.h>
 
 #include "args.h"
-#include "chat/json.h"
-#include "chat/output_blocks.h"
-#include "chat/output_syntax.h"
 #include "commands.h"
-#include "generation/chat_engine.h"
-#include "loaders/model_locator.h"
-#include "util/json_writer.h"
 #include "storage_report.h"
-#include "util/str_cat.h"
+#include "uaii/chat.h"
+#include "uaii/json_writer.h"
+#include "uaii/model_locator.h"
+#include "uaii/process_stats.h"
+#include "uaii/str_cat.h"
 
 namespace uaii::cli {
 namespace {
@@ -51,18 +48,8 @@ constexpr char kUsage[] =
     "       uaii chat -p TEXT [--json] [options]\n"
     "interactive commands: /reset (forget the conversation), /exit (or Ctrl-D); Ctrl-C stops a reply\n";
 
-// Memory presets: storage::ResolvePreset through the session (docs/storage.md); the
-// preset's KV window bounds the cache, --max-context bounds positions.
-constexpr int64_t kDefaultMaxContext = 4096;
-
 std::atomic<bool> g_interrupted{false};
 void OnInterrupt(int) { g_interrupted = true; }
-
-int64_t PeakRssBytes() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
-}
 
 bool ParseInt(const std::string& s, int64_t* v) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
@@ -181,7 +168,7 @@ void PrintStats(const ChatTurnResult& t) {
                "prefill %.1f tok/s, decode %.1f tok/s]\n",
                (long long)g.prompt_tokens, (long long)g.cached_tokens, (long long)g.prefilled_tokens,
                (long long)g.tokens.size(), (long long)t.reasoning_tokens,
-               std::string(GenerationStopName(g.stop)).c_str(), g.prefill_tokens_per_s(), g.decode_tokens_per_s());
+               std::string(StopReasonName(g.stop)).c_str(), g.prefill_tokens_per_s(), g.decode_tokens_per_s());
   std::fflush(stderr);
 }
 
@@ -211,7 +198,7 @@ std::string TurnJson(const ChatTurnResult& t, const chat::ChatSyntax& syntax, co
   w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
   WriteStorageMemory(w, storage);
   w.EndObject();
-  w.Key("stop_reason").String(GenerationStopName(g.stop));
+  w.Key("stop_reason").String(StopReasonName(g.stop));
   w.Key("syntax").BeginObject();
   w.Key("reasoning");
   if (syntax.reasoning) {
@@ -301,7 +288,7 @@ int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& sys
     }
     decode->Add(turn->generation.decode_steps, turn->generation.decode_seconds,
                 turn->generation.decode_io_wait_seconds);
-    if (turn->generation.stop == GenerationStop::kCancelled) std::printf("[stopped]\n");
+    if (turn->generation.stop == StopReason::kCancelled) std::printf("[stopped]\n");
     messages.push_back(AssistantJson(turn->blocks));
     PrintStats(*turn);
   }
@@ -350,11 +337,9 @@ int RunChat(int argc, char** argv) {
   if (args->has("--messages")) {
     auto text = ReadFile(args->get("--messages"), "messages file");
     if (!text.ok()) return fail(text.status());
-    auto v = jinja::ParseJson(*text, StrCat("messages file ", args->get("--messages")));
-    if (!v.ok()) return fail(v.status());
-    if (!v->is_list() || v->list->empty())
-      return fail(absl::InvalidArgumentError(
-          StrCat("messages file ", args->get("--messages"), ": expected a non-empty JSON array of messages")));
+    if (auto st = CheckJsonArray(*text, StrCat("messages file ", args->get("--messages")), /*non_empty=*/true);
+        !st.ok())
+      return fail(st);
     base.messages_json = *std::move(text);
   } else if (args->has("--prompt")) {
     if (args->has("--system")) scripted_messages.push_back(MessageJson("system", args->get("--system")));
@@ -364,10 +349,7 @@ int RunChat(int argc, char** argv) {
   if (args->has("--tools")) {
     auto text = ReadFile(args->get("--tools"), "tools file");
     if (!text.ok()) return fail(text.status());
-    auto v = jinja::ParseJson(*text, StrCat("tools file ", args->get("--tools")));
-    if (!v.ok()) return fail(v.status());
-    if (!v->is_list())
-      return fail(absl::InvalidArgumentError(StrCat("tools file ", args->get("--tools"), ": expected a JSON array")));
+    if (auto st = CheckJsonArray(*text, StrCat("tools file ", args->get("--tools"))); !st.ok()) return fail(st);
     base.tools_json = *std::move(text);
   }
 

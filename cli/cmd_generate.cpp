@@ -11,13 +11,13 @@
 
 #include "args.h"
 #include "commands.h"
-#include "generation/generator.h"
-#include "generation/process_stats.h"
-#include "loaders/model_locator.h"
-#include "sampling/params.h"
 #include "storage_report.h"
-#include "util/json_writer.h"
-#include "util/str_cat.h"
+#include "uaii/generation.h"
+#include "uaii/json_writer.h"
+#include "uaii/model_locator.h"
+#include "uaii/process_stats.h"
+#include "uaii/sampling.h"
+#include "uaii/str_cat.h"
 
 namespace uaii::cli {
 namespace {
@@ -83,7 +83,7 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, double de
   WriteStorageMemory(w, storage);
   w.Key("decode_io_wait_seconds").Double(decode_io_wait_seconds);
   w.EndObject();
-  w.Key("stop_reason").String(GenerationStopName(r.stop));
+  w.Key("stop_reason").String(StopReasonName(r.stop));
   w.EndObject();
   std::printf("%s\n", w.str().c_str());
 }
@@ -150,7 +150,7 @@ int RunGenerate(int argc, char** argv) {
   so.threads = static_cast<int>(threads);
   if (dry_run) {
     so.max_context = max_context > 0 ? max_context : std::max<int64_t>(4096, max_tokens);
-    return PrintDryRun("generate", *path, **model, so, json);
+    return PrintDryRun("generate", **model, so, json);
   }
   auto prompt = (*model)->tokenizer().Encode(args->get("--prompt"),
                                              EncodeOptions{.parse_special = false, .add_special = true});
@@ -184,7 +184,7 @@ int RunGenerate(int argc, char** argv) {
                "uaii generate: prompt %lld tokens, generated %lld tokens (%s), prefill %.1f tok/s, decode %.1f tok/s, "
                "peak RSS %.1f MiB\n",
                (long long)result->prompt_tokens, (long long)result->tokens.size(),
-               std::string(GenerationStopName(result->stop)).c_str(), result->prefill_tokens_per_s(),
+               std::string(StopReasonName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
   // What this run got refines the next dry run's prediction (docs/storage.md).
   DecodeTimings decode;

@@ -9,8 +9,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "hub/pull.h"
-#include "util/json_writer.h"
+#include "uaii/hub.h"
+#include "uaii/json_writer.h"
 
 namespace uaii::cli {
 namespace {

@@ -8,10 +8,9 @@
 #include <sstream>
 
 #include "args.h"
-#include "chat/chat_template.h"
-#include "chat/json.h"
 #include "commands.h"
-#include "loaders/model_locator.h"
+#include "uaii/chat.h"
+#include "uaii/model_locator.h"
 #include "uaii/tokenizer.h"
 
 namespace uaii::cli {
@@ -31,20 +30,13 @@ int Fail(const std::string& msg) {
   return 1;
 }
 
-// Reads FILE.json; `key` unwraps an object such as {"messages": [...]}.
-absl::StatusOr<jinja::Value> ReadJsonList(const std::string& path, const char* what, const char* key) {
+// FILE's contents; NotFound naming it when it cannot be read.
+absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return absl::NotFoundError(std::string("cannot open ") + what + " file " + path);
   std::stringstream ss;
   ss << f.rdbuf();
-  auto v = jinja::ParseJson(ss.str(), std::string(what) + " file " + path);
-  if (!v.ok()) return v.status();
-  if (v->is_dict())
-    if (const jinja::Value* inner = v->dict->Find(std::string_view(key))) return *inner;
-  if (!v->is_list())
-    return absl::InvalidArgumentError(std::string(what) + " file " + path + ": expected a JSON list (or an object with \"" +
-                                      key + "\"), got " + jinja::TypeName(*v));
-  return *v;
+  return ss.str();
 }
 
 }  // namespace
@@ -68,26 +60,21 @@ int RunTemplate(int argc, char** argv) {
   auto path = ResolveModelPath(args->get("--model"));
   if (!path.ok()) return Fail(std::string(path.status().message()));
 
-  chat::ChatRequest req;
-  auto messages = ReadJsonList(args->get("--messages"), "messages", "messages");
+  ChatRenderRequest req;
+  auto messages = ReadFile(args->get("--messages"), "messages");
   if (!messages.ok()) return Fail(std::string(messages.status().message()));
-  req.messages = *messages;
+  req.messages_json = *std::move(messages);
+  req.messages_origin = "messages file " + args->get("--messages");
   if (args->has("--tools")) {
-    auto tools = ReadJsonList(args->get("--tools"), "tools", "tools");
+    auto tools = ReadFile(args->get("--tools"), "tools");
     if (!tools.ok()) return Fail(std::string(tools.status().message()));
-    req.tools = *tools;
+    req.tools_json = *std::move(tools);
+    req.tools_origin = "tools file " + args->get("--tools");
   }
   if (args->has("--think")) req.enable_thinking = true;
   if (args->has("--no-think")) req.enable_thinking = false;
   req.add_generation_prompt = !args->has("--no-generation-prompt");
-
-  auto templates = chat::LoadModelTemplates(*path);
-  if (!templates.ok()) return Fail(std::string(templates.status().message()));
-  auto source = chat::SelectTemplate(*templates, req.tools.has_value());
-  if (!source.ok()) return Fail(std::string(source.status().message()));
-  req.bos_token = templates->bos_token;
-  req.eos_token = templates->eos_token;
-  auto prompt = chat::RenderChat(*source, req);
+  auto prompt = RenderChatTemplate(*path, req);
   if (!prompt.ok()) return Fail(std::string(prompt.status().message()));
 
   if (!args->has("--ids")) {

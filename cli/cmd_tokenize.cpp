@@ -8,7 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "loaders/model_locator.h"
+#include "uaii/model_locator.h"
 #include "uaii/tokenizer.h"
 
 namespace uaii::cli {

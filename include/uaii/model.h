@@ -39,11 +39,10 @@ class Model {
   // The forward graph in its readable FlatBuffers JSON form (.uaii.json).
   absl::StatusOr<std::string> GraphJson() const;
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-  explicit Model(std::unique_ptr<Impl> impl);
-
  private:
+  struct Impl;
+  friend struct ModelInternals;  // the library's own access (lib/runtime/model_impl.h)
+  explicit Model(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

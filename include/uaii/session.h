@@ -9,22 +9,43 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "uaii/model.h"
+#include "uaii/stop_reason.h"
 
 namespace uaii {
 
+// Memory presets (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The values are
+// the C ABI's uaii_preset, one-to-one.
+enum class Preset : uint32_t { kNone = 0, kLaptop = 1, kDesktop = 2, kServer = 3, kPhone = 4 };
+// "none" | "laptop" | "desktop" | "server" | "phone"; "off" is an alias of "none".
+// InvalidArgument naming the accepted names otherwise.
+absl::StatusOr<Preset> ParsePreset(std::string_view name);
+std::string_view PresetName(Preset p);
+
+// max_context when SessionOptions.max_context (or the C ABI's) is 0.
+inline constexpr int64_t kDefaultMaxContext = 4096;
+
+// How a session runs. The C ABI's uaii_session_options carries the same fields with
+// the same defaults and meanings (docs/c_api.md, "Session options"):
+//   max_context  KV cache positions; 0 means kDefaultMaxContext. Without a KV window
+//                it is clamped to the model's training context.
+//   kv_window    resident KV positions (+ attention sinks): -1 the preset's window
+//                (unbounded for Preset::kNone), 0 unbounded up to max_context, n > 0
+//                that many positions.
 struct SessionOptions {
   int threads = 0;             // <= 0: physical cores
   int64_t max_context = 4096;  // KV cache positions (clamped to the model's training context)
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
+  std::string device = "cpu";  // "cpu", "auto" (the first GPU backend reporting a real device, else the CPU) or a backend's device name
   // Memory (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The library applies
   // no preset unless asked; the CLI defaults to "laptop".
-  std::string preset = "none";      // laptop | desktop | server | phone | none | off
+  Preset preset = Preset::kNone;
   uint64_t ram_budget_bytes = 0;    // 0: the preset's budget
-  int64_t kv_window = -1;           // resident KV positions (+4 sinks); -1: the preset's, 0: unbounded
+  int64_t kv_window = -1;           // -1: the preset's, 0: unbounded, n > 0: n positions (+ sinks)
   // Mixture-of-experts models (docs/moe.md): experts per token. 0: the file's
   // expert_used_count (exact); k > 0 uses min(k, file's), an explicit approximation.
   int64_t moe_top_k = 0;
@@ -87,9 +108,8 @@ class Session {
   const Model& model() const;
   StorageStats storage_stats() const;
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
@@ -98,10 +118,9 @@ class Session {
 struct GenerateOptions {
   int64_t max_tokens = 128;
 };
-enum class StopReason { kEndOfGeneration, kMaxTokens, kContextFull };
 struct GenerateResult {
   std::vector<TokenId> tokens;  // generated ids (the end-of-generation token excluded)
-  StopReason stop = StopReason::kMaxTokens;
+  StopReason stop = StopReason::kMaxTokens;  // kEndOfGeneration, kMaxTokens, kCancelled or kContextFull
   int64_t prompt_tokens = 0;
   double prefill_seconds = 0;
   double decode_seconds = 0;

@@ -21,8 +21,6 @@
 
 namespace uaii {
 
-namespace gguf { class File; }
-
 using TokenId = int32_t;
 inline constexpr TokenId kNoToken = -1;
 
@@ -51,7 +49,6 @@ class Tokenizer {
  public:
   // A GGUF file, or a directory holding tokenizer.json / tokenizer.model.
   static absl::StatusOr<std::unique_ptr<Tokenizer>> Load(const std::string& path);
-  static absl::StatusOr<std::unique_ptr<Tokenizer>> FromGguf(const gguf::File& file);
   // tokenizer.json (config_json: tokenizer_config.json contents, or empty).
   static absl::StatusOr<std::unique_ptr<Tokenizer>> FromTokenizerJson(
       const std::string& path, const std::string& config_path = "");
@@ -86,11 +83,10 @@ class Tokenizer {
   std::string_view model_name() const;
   std::string_view pre_tokenizer_name() const;
 
-  struct Impl;
-  explicit Tokenizer(std::unique_ptr<Impl> impl);
-  const Impl& impl() const { return *impl_; }
-
  private:
+  struct Impl;
+  friend struct TokenizerInternals;  // the library's own access (lib/tokenizers/tokenizer_impl.h)
+  explicit Tokenizer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

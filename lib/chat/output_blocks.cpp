@@ -1,4 +1,4 @@
-#include "chat/output_blocks.h"
+#include "uaii/chat_output.h"
 
 #include "util/json_writer.h"
 #include "util/str_cat.h"

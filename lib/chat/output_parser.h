@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "chat/output_blocks.h"
+#include "uaii/chat_output.h"
 #include "chat/output_syntax.h"
 #include "chat/tool_call_json.h"
 #include "chat/tool_call_xml.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "chat/output_blocks.h"
+#include "uaii/chat_output.h"
 
 namespace uaii::chat {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "chat/output_blocks.h"
+#include "uaii/chat_output.h"
 #include "chat/value.h"
 
 namespace uaii::chat {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "chat/output_blocks.h"
+#include "uaii/chat_output.h"
 
 namespace uaii::chat {
 

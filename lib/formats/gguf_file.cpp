@@ -114,6 +114,10 @@ class Parser {
   absl::Status Error(std::string_view msg) const {
     return absl::InvalidArgumentError(StrCat(path_, ": ", msg));
   }
+  // A well-formed file using something uaii does not implement (a version, a type).
+  absl::Status Unsupported(std::string_view msg) const {
+    return absl::UnimplementedError(StrCat(path_, ": ", msg));
+  }
 
   const uint8_t* base_;
   uint64_t size_;
@@ -224,7 +228,7 @@ absl::Status Parser::ReadTensorInfos(File& f, uint64_t n_tensors) {
     if (auto s = Read(t.type_id, what); !s.ok()) return s;
     t.traits = FindTensorType(t.type_id);
     if (t.traits == nullptr)
-      return Error(StrCat("unsupported tensor type ", TensorTypeName(t.type_id), " in ", t.name));
+      return Unsupported(StrCat("unsupported tensor type ", TensorTypeName(t.type_id), " in ", t.name));
     if (t.dims[0] % t.traits->block_size != 0)
       return Error(StrCat(what, ": row length ", t.dims[0], " is not a multiple of ",
                                 t.traits->name, "'s block size ", t.traits->block_size));
@@ -284,10 +288,10 @@ absl::Status Parser::Run(File& f) {
   if (auto s = Read(f.version_, "version"); !s.ok()) return s;
   // A big-endian file shows its small version number in the high bytes.
   if ((f.version_ & 0xFFFF) == 0 && f.version_ != 0)
-    return Error(StrCat("GGUF file is big-endian (version field 0x", Hex(f.version_),
+    return Unsupported(StrCat("GGUF file is big-endian (version field 0x", Hex(f.version_),
                               "); only little-endian files are supported"));
   if (f.version_ != 2 && f.version_ != 3)
-    return Error(StrCat("unsupported GGUF version ", f.version_, " (supported: 2, 3)"));
+    return Unsupported(StrCat("unsupported GGUF version ", f.version_, " (supported: 2, 3)"));
   uint64_t n_tensors = 0, n_kv = 0;
   if (auto s = Read(n_tensors, "tensor count"); !s.ok()) return s;
   if (auto s = Read(n_kv, "metadata count"); !s.ok()) return s;

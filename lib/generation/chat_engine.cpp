@@ -1,11 +1,13 @@
-#include "generation/chat_engine.h"
+#include "uaii/chat.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "chat/chat_template.h"
 #include "chat/json.h"
 #include "chat/output_parser.h"
+#include "chat/output_syntax.h"
 #include "chat/tool_call_xml.h"
 #include "util/str_cat.h"
 
@@ -37,6 +39,18 @@ absl::StatusOr<chat::ModelTemplates> LoadTemplates(const Model& model, const std
 
 }  // namespace
 
+struct ChatEngine::Impl {
+  std::shared_ptr<Generator> generator;
+  chat::ModelTemplates templates;
+  chat::ChatSyntax syntax;
+};
+
+ChatEngine::ChatEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ChatEngine::~ChatEngine() = default;
+void ChatEngine::Reset() { impl_->generator->Reset(); }
+const chat::ChatSyntax& ChatEngine::syntax() const { return impl_->syntax; }
+Generator& ChatEngine::generator() { return *impl_->generator; }
+
 absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<Generator> generator,
                                                                const std::string& chat_template_path) {
   auto templates = LoadTemplates(generator->model(), chat_template_path);
@@ -45,17 +59,17 @@ absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<G
     return absl::NotFoundError(StrCat(templates->origin,
                                       " has no chat template; supply one "
                                       "(a .jinja file or a tokenizer_config.json; on the command line: --chat-template FILE)"));
-  std::unique_ptr<ChatEngine> e(new ChatEngine());
-  e->templates_ = *std::move(templates);
+  auto impl = std::make_unique<Impl>();
+  impl->templates = *std::move(templates);
   // The syntax of the template a plain request picks (tool_use templates share it).
-  auto source = chat::SelectTemplate(e->templates_, /*has_tools=*/false);
+  auto source = chat::SelectTemplate(impl->templates, /*has_tools=*/false);
   if (!source.ok()) return source.status();
   const Tokenizer& tok = generator->model().tokenizer();
-  e->syntax_ = chat::DetectChatSyntax(*source, [&tok](std::string_view piece) {
+  impl->syntax = chat::DetectChatSyntax(*source, [&tok](std::string_view piece) {
     return tok.PieceToId(piece) != kNoToken;
   });
-  e->generator_ = std::move(generator);
-  return e;
+  impl->generator = std::move(generator);
+  return std::unique_ptr<ChatEngine>(new ChatEngine(std::move(impl)));
 }
 
 absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<const Model> model,
@@ -77,9 +91,9 @@ absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) c
   }
   cr.add_generation_prompt = request.add_generation_prompt;
   cr.enable_thinking = request.think;
-  cr.bos_token = templates_.bos_token;
-  cr.eos_token = templates_.eos_token;
-  auto source = chat::SelectTemplate(templates_, request.tools_json.has_value());
+  cr.bos_token = impl_->templates.bos_token;
+  cr.eos_token = impl_->templates.eos_token;
+  auto source = chat::SelectTemplate(impl_->templates, request.tools_json.has_value());
   if (!source.ok()) return source.status();
   return chat::RenderChat(*source, cr);
 }
@@ -87,7 +101,7 @@ absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) c
 absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, const ChatEventCallback& on_event) {
   auto prompt_text = Render(request);
   if (!prompt_text.ok()) return prompt_text.status();
-  const Tokenizer& tok = generator_->model().tokenizer();
+  const Tokenizer& tok = impl_->generator->model().tokenizer();
   // The rendered prompt spells its special tokens out; BOS is not doubled when the
   // template already wrote it.
   auto prompt = tok.Encode(*prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
@@ -99,8 +113,8 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
   gen.sampling = request.sampling;
   gen.stop = request.stop;
   ChatTurnResult result;
-  result.started_in_thinking = syntax_.StartsInThinking(*prompt_text);
-  chat::ChatOutputParser parser(syntax_, result.started_in_thinking);
+  result.started_in_thinking = impl_->syntax.StartsInThinking(*prompt_text);
+  chat::ChatOutputParser parser(impl_->syntax, result.started_in_thinking);
   if (request.tools_json) {
     // Qwen 3.5's XML calls carry bare values: the declared types say which stay strings.
     auto types = chat::ToolParamTypesFromJson(*request.tools_json);
@@ -113,7 +127,7 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
       if (go_on && on_event && !on_event(e)) go_on = false;
     chat::AppendBlocks(result.blocks, events);
   };
-  auto r = generator_->Run(gen, [&](TokenId id, std::string_view text) {
+  auto r = impl_->generator->Run(gen, [&](TokenId id, std::string_view text) {
     deliver(parser.Feed(text));
     if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking) ++result.reasoning_tokens;
     return go_on;

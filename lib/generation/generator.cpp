@@ -1,4 +1,4 @@
-#include "generation/generator.h"
+#include "uaii/generation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,13 +9,13 @@
 
 namespace uaii {
 
-std::string_view GenerationStopName(GenerationStop s) {
+std::string_view StopReasonName(StopReason s) {
   switch (s) {
-    case GenerationStop::kEndOfGeneration: return "eos";
-    case GenerationStop::kMaxTokens: return "max_tokens";
-    case GenerationStop::kStopString: return "stop";
-    case GenerationStop::kCancelled: return "cancelled";
-    case GenerationStop::kContextFull: return "context_full";
+    case StopReason::kEndOfGeneration: return "eos";
+    case StopReason::kMaxTokens: return "max_tokens";
+    case StopReason::kStopString: return "stop";
+    case StopReason::kCancelled: return "cancelled";
+    case StopReason::kContextFull: return "context_full";
   }
   return "unknown";
 }
@@ -83,31 +83,31 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
 
   const Model& model = session_->model();
   StreamDecoder decoder(model.tokenizer());
-  r.stop = GenerationStop::kMaxTokens;
+  r.stop = StopReason::kMaxTokens;
   while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
     auto next = sampler->SampleAndAccept(logits);
     if (!next.ok()) return next.status();
     if (model.IsEndOfGeneration(*next)) {
-      r.stop = GenerationStop::kEndOfGeneration;
+      r.stop = StopReason::kEndOfGeneration;
       break;
     }
     r.tokens.push_back(*next);
     sampling::StopResult released = stops->Feed(decoder.Push(*next));
     r.text += released.text;
     bool go_on = !on_token || on_token(*next, released.text);
-    if (released.stopped) { r.stop = GenerationStop::kStopString; break; }
-    if (!go_on) { r.stop = GenerationStop::kCancelled; break; }
+    if (released.stopped) { r.stop = StopReason::kStopString; break; }
+    if (!go_on) { r.stop = StopReason::kCancelled; break; }
     if (static_cast<int64_t>(r.tokens.size()) >= req.max_tokens) break;
-    if (session_->n_past() >= session_->max_context()) { r.stop = GenerationStop::kContextFull; break; }
+    if (session_->n_past() >= session_->max_context()) { r.stop = StopReason::kContextFull; break; }
     if (absl::Status st = session_->DecodeInto(*next, &logits); !st.ok()) return st;
     history_.push_back(*next);
     ++r.decode_steps;
   }
-  if (r.stop != GenerationStop::kStopString) {
+  if (r.stop != StopReason::kStopString) {
     // Release what waited for a stop string or the rest of a UTF-8 character.
     std::string tail = stops->Feed(decoder.Flush()).text;
     if (!stops->stopped()) tail += stops->Flush();
-    else r.stop = GenerationStop::kStopString;
+    else r.stop = StopReason::kStopString;
     r.text += tail;
     if (!tail.empty() && on_token) on_token(kNoToken, tail);
   }

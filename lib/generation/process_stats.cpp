@@ -1,4 +1,4 @@
-#include "generation/process_stats.h"
+#include "uaii/process_stats.h"
 
 #include <sys/resource.h>
 

@@ -8,6 +8,7 @@
 
 #include "loaders/hf_config.h"
 #include "loaders/hf_model.h"
+#include "uaii/hub.h"
 
 namespace uaii::hub {
 
@@ -20,15 +21,6 @@ struct Preset {
 // laptop ~8 GiB / 2048, desktop ~32 GiB / 4096, server ~128 GiB / 8192, phone 2 GiB / 512,
 // none unlimited / max_position_embeddings ("off" is an alias of none).
 const Preset* FindPreset(std::string_view name);
-
-struct FitEstimate {
-  uint64_t weight_bytes = 0;  // as the runtime holds them (I8/U8 widened to f32)
-  uint64_t kv_bytes = 0;      // f16 K and V over the window (sliding layers: their window)
-  uint64_t total_bytes = 0;
-  uint64_t budget_bytes = 0;  // 0 = unlimited
-  int64_t kv_window = 0;
-  bool fits = true;
-};
 
 // KV bytes = sum over layers of 2 (K, V) * num_key_value_heads * head_dim * 2 bytes *
 // min(window, sliding_window on sliding layers).

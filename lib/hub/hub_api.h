@@ -10,10 +10,11 @@
 
 #include "absl/status/statusor.h"
 #include "hub/http.h"
+#include "uaii/hub.h"
 
 namespace uaii::hub {
 
-inline constexpr std::string_view kDefaultEndpoint = "https://huggingface.co";
+inline constexpr std::string_view kDefaultEndpoint = kDefaultHubEndpoint;
 
 struct HubFile {
   std::string path;               // rfilename, as the Hub lists it (validated by the caller)

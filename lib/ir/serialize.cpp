@@ -46,8 +46,8 @@ std::vector<std::string> StrVec(const flatbuffers::Vector<Offset<flatbuffers::St
 absl::StatusOr<Graph> Unpack(const fb::Model* m) {
   const fb::Graph* fg = m->graph();
   if (m->format_version() != kFormatVersion)
-    return absl::InvalidArgumentError(absl::StrCat("uaii IR: unsupported format_version ", m->format_version(),
-                                                   " (this build reads ", kFormatVersion, ")"));
+    return absl::UnimplementedError(absl::StrCat("uaii IR: unsupported format_version ", m->format_version(),
+                                                 " (this build reads ", kFormatVersion, ")"));
   Graph g;
   g.name = Str(fg->name());
   if (fg->tensors())

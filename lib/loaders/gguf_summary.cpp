@@ -1,6 +1,7 @@
 #include "loaders/gguf_summary.h"
 
 
+#include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
 
 #include "uaii/tokenizer.h"
@@ -154,7 +155,7 @@ absl::StatusOr<GgufSummary> SummarizeGguf(const gguf::File& file) {
   // End of generation exactly as generation decides it: the tokenizer's set (metadata
   // EOS/EOT/EOM plus the control tokens llama.cpp also treats as terminators).
   if (tokens) {
-    auto tok = Tokenizer::FromGguf(file);
+    auto tok = TokenizerFromGguf(file);
     if (!tok.ok()) return tok.status();
     const SpecialIds& sp = (*tok)->special_ids();
     for (TokenId id : (*tok)->end_of_generation_ids()) {

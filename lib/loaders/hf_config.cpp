@@ -17,6 +17,10 @@ using simdjson::dom::object;
 absl::Status Bad(std::string_view origin, std::string_view key, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(origin, ": ", key, ": ", what));
 }
+// A value uaii does not implement (the config itself is well-formed).
+absl::Status Unsupported(std::string_view origin, std::string_view key, std::string_view what) {
+  return absl::UnimplementedError(StrCat(origin, ": ", key, ": ", what));
+}
 
 // Looks up the first present, non-null key among `names` (aliases). Returns the key used.
 std::optional<std::pair<std::string_view, element>> Get(object obj, std::initializer_list<std::string_view> names) {
@@ -262,8 +266,8 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
     for (element x : arr) {
       std::string_view s;
       if (x.get_string().get(s) || (s != "sliding_attention" && s != "full_attention"))
-        return Bad(origin, "layer_types",
-                   StrCat("unsupported entry ", simdjson::to_string(x), " (expected sliding_attention / full_attention)"));
+        return Unsupported(origin, "layer_types",
+                           StrCat("unsupported entry ", simdjson::to_string(x), " (expected sliding_attention / full_attention)"));
       c.layer_types.emplace_back(s);
     }
   }
@@ -307,9 +311,9 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
     for (const auto& a : kActivations)
       if (a.name == s) c.activation = a.act, found = true;
     if (!found)
-      return Bad(origin, act->first,
-                 StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
-                        "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
+      return Unsupported(origin, act->first,
+                         StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
+                                "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
   }
   // Gemma configs: transformers uses hidden_activation (default gelu_pytorch_tanh) and
   // ignores the legacy hidden_act ("gelu" in the original gemma-2b/7b configs).

@@ -5,7 +5,7 @@
 
 namespace uaii::runtime {
 
-absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<Model::Impl> impl) {
+absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<ModelInternals::Impl> impl) {
   auto prefixed = [&](const absl::Status& st) {
     const std::string msg(st.message());
     return msg.rfind(source.path, 0) == 0 ? st : absl::Status(st.code(), StrCat(source.path, ": ", msg));
@@ -29,7 +29,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::u
                                              "as <|eot_id|>, <|im_end|>, <end_of_turn>)"));
   const auto& s = impl->spec;
   impl->info = ModelInfo{source.path, s.arch, impl->info.name, s.n_vocab, s.n_embd, s.n_layer, s.n_ctx_train};
-  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  return ModelInternals::Make(std::move(impl));
 }
 
 }  // namespace uaii::runtime

@@ -25,6 +25,6 @@ struct ModelSource {
 
 // Runs the assembly into `impl` (which already holds the source's spec and whatever
 // must stay alive: the GGUF file, the HF model) and fills impl->info from the spec.
-absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<Model::Impl> impl);
+absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<ModelInternals::Impl> impl);
 
 }  // namespace uaii::runtime

@@ -6,6 +6,7 @@
 #include "ir/serialize.h"
 #include "runtime/assemble.h"
 #include "runtime/model_impl.h"
+#include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -35,7 +36,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   if (tok_meta.empty())
     return absl::InvalidArgumentError(StrCat(path, ": graph metadata lacks \"tokenizer.gguf\" (the GGUF file to ",
                                              "read the vocabulary and end-of-generation ids from)"));
-  auto impl = std::make_unique<Model::Impl>();
+  auto impl = std::make_unique<ModelInternals::Impl>();
   const std::string tok_path = Resolve(base, tok_meta);
   auto file = gguf::File::Open(tok_path);
   if (!file.ok())
@@ -60,9 +61,9 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
       if (t.weight) t.weight->file = Resolve(base, t.weight->file);
     return WeightSet::Bind(planned, {{tok_path, gguf_file}});
   };
-  source.tokenizer = [&] { return Tokenizer::FromGguf(*gguf_file); };
+  source.tokenizer = [&] { return TokenizerFromGguf(*gguf_file); };
   source.vocabulary_origin = StrCat(tok_path, " (tokenizer of ", path, ")");
-  Model::Impl* raw = impl.get();
+  ModelInternals::Impl* raw = impl.get();
   auto model = Assemble(std::move(source), std::move(impl));
   if (!model.ok()) return model.status();
   // The vocabulary and layer count come from the executor: the graph's output width and

@@ -37,7 +37,7 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
     return absl::UnimplementedError(StrCat(dir, ": ", std::string(st.message())));
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
-  auto impl = std::make_unique<Model::Impl>();
+  auto impl = std::make_unique<ModelInternals::Impl>();
   impl->spec = g->spec;
   impl->hf = m;
   ModelSource source;

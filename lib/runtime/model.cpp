@@ -7,6 +7,7 @@
 #include "runtime/assemble.h"
 #include "runtime/graph_model.h"
 #include "runtime/model_impl.h"
+#include "tokenizers/gguf_tokenizer.h"
 
 namespace uaii {
 
@@ -39,7 +40,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   source.graph = std::move(*graph);
   source.plan_identity = planner::GgufContentHash(*gguf_file);
   source.bind = [&](ir::Graph& planned) { return runtime::WeightSet::Bind(planned, {{path, gguf_file}}); };
-  source.tokenizer = [&] { return Tokenizer::FromGguf(*gguf_file); };
+  source.tokenizer = [&] { return TokenizerFromGguf(*gguf_file); };
   source.vocabulary_origin = path;
   return runtime::Assemble(std::move(source), std::move(impl));
 }

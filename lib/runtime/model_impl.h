@@ -23,6 +23,16 @@ struct Model::Impl {
   std::shared_ptr<const hf::HfModel> hf;  // Hugging Face directory: keeps its files mapped
 };
 
+// The library's access to a Model's internals (Model::Impl is private to the public
+// header): the loaders build one, the session and the planner read it.
+struct ModelInternals {
+  using Impl = Model::Impl;
+  static const Impl& Of(const Model& m) { return *m.impl_; }
+  static std::shared_ptr<const Model> Make(std::unique_ptr<Impl> impl) {
+    return std::shared_ptr<const Model>(new Model(std::move(impl)));
+  }
+};
+
 namespace runtime {
 // Model::Load's directory branch (hf_load.cpp).
 absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir);

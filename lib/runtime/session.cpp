@@ -47,16 +47,16 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   impl->opts.prefill_chunk = impl->plan.prefill_chunk;
   impl->opts.threads = impl->plan.threads;
   if (impl->plan.use_storage) {
-    auto sw = runtime::StreamedWeights::Create(model->impl().graph, *model->impl().weights, impl->plan.inputs,
+    auto sw = runtime::StreamedWeights::Create(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights, impl->plan.inputs,
                                                impl->plan.storage);
     if (!sw.ok()) return sw.status();
     impl->storage = *std::move(sw);
   }
   impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
   if (!impl->plan.use_storage) {  // weights through the mapping: interleaved copies for the group kernels
-    if (auto st = model->impl().weights->PrepareInterleaved(model->impl().graph, impl->pool.get()); !st.ok()) return st;
+    if (auto st = ModelInternals::Of(*model).weights->PrepareInterleaved(ModelInternals::Of(*model).graph, impl->pool.get()); !st.ok()) return st;
   }
-  impl->cache = std::make_unique<runtime::KvCache>(model->impl().executor->kv_layers(), ctx, impl->plan.kv_window,
+  impl->cache = std::make_unique<runtime::KvCache>(ModelInternals::Of(*model).executor->kv_layers(), ctx, impl->plan.kv_window,
                                                    impl->plan.kv_sinks, impl->plan.prefill_chunk);
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -144,11 +144,11 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
     absl::Status st;
     if (rows.empty()) {
       // Rows are still needed to run the graph's head; ask for the last one and drop it.
-      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out,
+      st = ModelInternals::Of(*s.model).executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out,
                                          s.storage.get());
     } else {
       // One chunk (every decode step) goes straight into *logits: no second copy.
-      st = s.model->impl().executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(),
+      st = ModelInternals::Of(*s.model).executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(),
                                          first_rows ? logits : &out, s.storage.get());
       if (!first_rows) logits->insert(logits->end(), out.begin(), out.end());
       first_rows = false;

@@ -5,6 +5,7 @@
 #include "runtime/model_impl.h"
 #include "runtime/streamed_weights.h"
 #include "storage/expert_plan.h"
+#include "util/str_cat.h"
 
 namespace uaii::runtime {
 namespace {
@@ -14,8 +15,11 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* sp);
 
 absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions& options) {
   SessionPlan sp;
-  auto preset = storage::ParsePreset(options.preset.empty() ? "none" : options.preset);
+  auto preset = storage::ParsePreset(PresetName(options.preset));
   if (!preset.ok()) return preset.status();
+  // Until a backend registry resolves devices, "auto" is the CPU and nothing else runs.
+  if (options.device != "cpu" && options.device != "auto")
+    return absl::UnimplementedError(StrCat("device \"", options.device, "\" is not available; use \"cpu\" or \"auto\""));
   storage::PresetOverrides ov;
   if (options.ram_budget_bytes > 0) ov.ram_bytes = options.ram_budget_bytes;
   if (options.kv_window >= 0) ov.kv_window = options.kv_window;
@@ -27,7 +31,7 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;
 
-  int64_t ctx = options.max_context > 0 ? options.max_context : model.info().n_ctx_train;
+  int64_t ctx = options.max_context > 0 ? options.max_context : kDefaultMaxContext;
   // Without a window the cache grows to max_context, so it stays within the trained
   // context; a window bounds memory and lets positions go on (absolute RoPE positions).
   if (model.info().n_ctx_train > 0 && (sp.kv_window == 0 || options.max_context <= 0))
@@ -50,7 +54,7 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
 namespace {
 absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   SessionPlan& sp = *out;
-  const Model::Impl& m = model.impl();
+  const ModelInternals::Impl& m = ModelInternals::Of(model);
   const int64_t ctx = sp.max_context;
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;

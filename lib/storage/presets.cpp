@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "uaii/session.h"
 #include "util/str_cat.h"
 
 namespace uaii::storage {
@@ -135,3 +136,33 @@ ResolvedPreset ResolvePreset(Preset preset, const MachineMemory& machine, const 
 }
 
 }  // namespace uaii::storage
+
+// The public preset type (uaii/session.h, the C ABI's uaii_preset values) names the
+// same rows.
+namespace uaii {
+
+absl::StatusOr<Preset> ParsePreset(std::string_view name) {
+  auto p = storage::ParsePreset(name);
+  if (!p.ok()) return p.status();
+  switch (*p) {
+    case storage::Preset::kLaptop: return Preset::kLaptop;
+    case storage::Preset::kDesktop: return Preset::kDesktop;
+    case storage::Preset::kServer: return Preset::kServer;
+    case storage::Preset::kPhone: return Preset::kPhone;
+    case storage::Preset::kNone: break;
+  }
+  return Preset::kNone;
+}
+
+std::string_view PresetName(Preset p) {
+  switch (p) {
+    case Preset::kLaptop: return "laptop";
+    case Preset::kDesktop: return "desktop";
+    case Preset::kServer: return "server";
+    case Preset::kPhone: return "phone";
+    case Preset::kNone: break;
+  }
+  return "none";
+}
+
+}  // namespace uaii

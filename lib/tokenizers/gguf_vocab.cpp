@@ -24,10 +24,10 @@ bool OptBool(const gguf::File& f, std::string_view key, bool fallback) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& f) {
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadGguf(const gguf::File& f) {
   auto model = f.GetString("tokenizer.ggml.model");
   if (!model.ok()) return model.status();
-  auto impl = std::make_unique<Tokenizer::Impl>();
+  auto impl = std::make_unique<TokenizerInternals::Impl>();
   impl->model_name = std::string(*model);
   const bool spm = *model == "llama";
   const bool gemma4 = *model == "gemma4";

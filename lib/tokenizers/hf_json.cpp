@@ -35,7 +35,12 @@ absl::Status Err(const std::string& path, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(path, ": ", what));
 }
 
-absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& impl) {
+// A well-formed tokenizer.json using a component uaii does not implement.
+absl::Status Unsupported(const std::string& path, std::string_view what) {
+  return absl::UnimplementedError(StrCat(path, ": unsupported ", what));
+}
+
+absl::Status AddNormalizer(const std::string& path, element n, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(n, "type");
   if (type == "Sequence") {
     array list;
@@ -59,7 +64,7 @@ absl::Status AddNormalizer(const std::string& path, element n, Tokenizer::Impl& 
     impl.normalizers.push_back({NormKind::kNfc, "", ""});
     return absl::OkStatus();
   }
-  return Err(path, StrCat("unsupported normalizer ", type));
+  return Unsupported(path, StrCat("normalizer ", type));
 }
 
 absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view b) {
@@ -67,10 +72,10 @@ absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view
   if (b == "Removed") return SplitBehavior::kRemoved;
   if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
   if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
-  return Err(path, StrCat("unsupported Split behavior ", b));
+  return Unsupported(path, StrCat("Split behavior ", b));
 }
 
-absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl& impl) {
+absl::Status AddPreTokenizer(const std::string& path, element p, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(p, "type");
   if (type == "Sequence") {
     array list;
@@ -126,11 +131,11 @@ absl::Status AddPreTokenizer(const std::string& path, element p, Tokenizer::Impl
     }
     return Err(path, "Split pre_tokenizer without a Regex or String pattern");
   }
-  return Err(path, StrCat("unsupported pre_tokenizer ", type));
+  return Unsupported(path, StrCat("pre_tokenizer ", type));
 }
 
 // TemplateProcessing "single": a SpecialToken before $A means BOS, after it EOS.
-void ReadTemplate(element pp, Tokenizer::Impl& impl) {
+void ReadTemplate(element pp, TokenizerInternals::Impl& impl) {
   const std::string_view type = Str(pp, "type");
   if (type == "Sequence") {
     array list;
@@ -161,14 +166,14 @@ void ReadTemplate(element pp, Tokenizer::Impl& impl) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::string& path,
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadTokenizerJson(const std::string& path,
                                                                      const std::string& config) {
   simdjson::dom::parser parser;
   element doc;
   if (auto err = parser.load(path).get(doc); err)
     return absl::InvalidArgumentError(
         StrCat(path, ": cannot read tokenizer.json: ", simdjson::error_message(err)));
-  auto impl = std::make_unique<Tokenizer::Impl>();
+  auto impl = std::make_unique<TokenizerInternals::Impl>();
   element model;
   if (doc["model"].get(model) != simdjson::SUCCESS) return Err(path, "no \"model\" object");
   const std::string_view mtype = Str(model, "type", "BPE");
@@ -319,7 +324,7 @@ std::string TameBigIntegers(std::string_view json) {
   return out;
 }
 
-absl::Status ApplyTokenizerConfig(const std::string& path, Tokenizer::Impl& impl) {
+absl::Status ApplyTokenizerConfig(const std::string& path, TokenizerInternals::Impl& impl) {
   simdjson::dom::parser parser;
   element doc;
   simdjson::padded_string raw;

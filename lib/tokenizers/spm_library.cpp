@@ -6,13 +6,13 @@
 
 namespace uaii::tok {
 
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadSentencePiece(const std::string& path,
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadSentencePiece(const std::string& path,
                                                                      const std::string& config) {
   std::string error;
   std::shared_ptr<SpmProcessor> proc = SpmProcessor::Load(path, &error);
   if (!proc)
     return absl::InvalidArgumentError(StrCat(path, ": cannot load SentencePiece model: ", error));
-  auto impl = std::make_unique<Tokenizer::Impl>();
+  auto impl = std::make_unique<TokenizerInternals::Impl>();
   impl->model_name = "sentencepiece";
   impl->pre_name = "none";
   impl->scheme = Scheme::kSpmLibrary;

@@ -8,6 +8,7 @@
 #include "tokenizers/str_cat.h"
 #include "formats/gguf_file.h"
 #include "tokenizers/byte_level.h"
+#include "tokenizers/gguf_tokenizer.h"
 #include "tokenizers/tokenizer_impl.h"
 #include "tokenizers/unicode.h"
 
@@ -279,24 +280,24 @@ bool Tokenizer::add_eos() const { return impl_->add_eos; }
 std::string_view Tokenizer::model_name() const { return impl_->model_name; }
 std::string_view Tokenizer::pre_tokenizer_name() const { return impl_->pre_name; }
 
-absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromGguf(const gguf::File& file) {
+absl::StatusOr<std::unique_ptr<Tokenizer>> TokenizerFromGguf(const gguf::File& file) {
   auto impl = tok::LoadGguf(file);
   if (!impl.ok()) return impl.status();
-  return std::make_unique<Tokenizer>(std::move(*impl));
+  return TokenizerInternals::Make(std::move(*impl));
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromTokenizerJson(
     const std::string& path, const std::string& config_path) {
   auto impl = tok::LoadTokenizerJson(path, config_path);
   if (!impl.ok()) return impl.status();
-  return std::make_unique<Tokenizer>(std::move(*impl));
+  return TokenizerInternals::Make(std::move(*impl));
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::FromSentencePieceModel(
     const std::string& path, const std::string& config_path) {
   auto impl = tok::LoadSentencePiece(path, config_path);
   if (!impl.ok()) return impl.status();
-  return std::make_unique<Tokenizer>(std::move(*impl));
+  return TokenizerInternals::Make(std::move(*impl));
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& path) {
@@ -324,11 +325,11 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Load(const std::string& pa
   if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") return FromTokenizerJson(path);
   auto file = gguf::File::Open(path);
   if (!file.ok()) return file.status();
-  return FromGguf(**file);
+  return TokenizerFromGguf(**file);
 }
 
 std::string StreamDecoder::Push(TokenId id) {
-  const Tokenizer::Impl& m = tok_.impl();
+  const TokenizerInternals::Impl& m = TokenizerInternals::Of(tok_);
   if (id >= 0 && static_cast<size_t>(id) < m.token_bytes.size()) {
     const TokenType t = m.vocab.types[id];
     if (!(skip_special_ && (t == TokenType::kControl || t == TokenType::kUnknown))) {

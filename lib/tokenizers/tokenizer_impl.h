@@ -19,6 +19,8 @@
 
 namespace uaii {
 
+namespace gguf { class File; }
+
 namespace tok {
 
 struct AddedToken {
@@ -106,17 +108,27 @@ struct Tokenizer::Impl {
   void EncodeNormalized(std::string_view text, bool first, std::vector<TokenId>& out) const;
 };
 
+// The library's access to a Tokenizer's internals (Tokenizer::Impl is private to the
+// public header): the loaders build one, StreamDecoder reads it.
+struct TokenizerInternals {
+  using Impl = Tokenizer::Impl;
+  static const Impl& Of(const Tokenizer& t) { return *t.impl_; }
+  static std::unique_ptr<Tokenizer> Make(std::unique_ptr<Impl> impl) {
+    return std::unique_ptr<Tokenizer>(new Tokenizer(std::move(impl)));
+  }
+};
+
 namespace tok {
 // Loader entry points (one file each).
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadGguf(const gguf::File& file);
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadTokenizerJson(const std::string& path,
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadGguf(const gguf::File& file);
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadTokenizerJson(const std::string& path,
                                                                      const std::string& config);
-absl::StatusOr<std::unique_ptr<Tokenizer::Impl>> LoadSentencePiece(const std::string& path,
+absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadSentencePiece(const std::string& path,
                                                                      const std::string& config);
 // Token texts that end generation (llama.cpp's list; GGUF files carry no EOG flag).
 const std::vector<std::string_view>& EogPieces();
 // tokenizer_config.json: add_bos_token / add_eos_token / bos_token / eos_token.
-absl::Status ApplyTokenizerConfig(const std::string& path, Tokenizer::Impl& impl);
+absl::Status ApplyTokenizerConfig(const std::string& path, TokenizerInternals::Impl& impl);
 }  // namespace tok
 
 }  // namespace uaii

@@ -1,6 +1,7 @@
-/* An older caller: compiled against smaller options structs (what 0.3.0 may grow
- * from), it must still work against the current library, with the fields it does not
- * know taking their defaults. Compares against a run with the current structs.
+/* An older caller: compiled against smaller options structs (an early layout, and
+ * 0.3.0's whole uaii_session_options, before 0.4 appended prefill_chunk, moe_top_k and
+ * moe_prefetch), it must still work against the current library, with the fields it
+ * does not know taking their defaults. Compares against a run with the current structs.
  *   abi_growth_test MODEL */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,20 @@ typedef struct old_session_options {
   const char* device;
   int32_t threads;
 } old_session_options;
+
+/* uaii_session_options as capi/uaii.h 0.3.0 declared it. */
+typedef struct v03_session_options {
+  uint32_t struct_size;
+  uint32_t preset;
+  const char* device;
+  int32_t threads;
+  uint32_t reserved;
+  uint64_t ram_budget_bytes;
+  int64_t kv_window;
+  int64_t max_context;
+  uint32_t learn_calibration;
+  uint32_t reserved2;
+} v03_session_options;
 
 typedef struct old_generate_options {
   uint32_t struct_size;
@@ -45,6 +60,9 @@ static int run(const uaii_model* model, const uaii_session_options* so, const ua
 int main(int argc, char** argv) {
   uaii_model* model = NULL;
   old_session_options old_so;
+  v03_session_options v03_so;
+  uaii_generate_result v03_res;
+  char* v03_text = NULL;
   old_generate_options old_go;
   old_result old_res;
   uaii_session_options so;
@@ -61,6 +79,12 @@ int main(int argc, char** argv) {
   old_so.struct_size = sizeof old_so;
   old_so.device = "cpu";
   old_so.threads = 1;
+  /* A 0.3.0 caller filled its struct with the 0.3.0 defaults. */
+  memset(&v03_so, 0, sizeof v03_so);
+  v03_so.struct_size = sizeof v03_so;
+  v03_so.device = "cpu";
+  v03_so.threads = 1;
+  v03_so.max_context = 0; /* 0.3.0: the training context capped at 4096 */
   memset(&old_go, 0, sizeof old_go);
   old_go.struct_size = sizeof old_go;
   old_go.max_tokens = 6;
@@ -76,15 +100,19 @@ int main(int argc, char** argv) {
   ok = run(model, (const uaii_session_options*)&old_so, (const uaii_generate_options*)&old_go,
            (uaii_generate_result*)&old_res, &old_text) &&
        run(model, &so, &go, &res, &new_text);
+  v03_res.struct_size = sizeof v03_res;
+  ok = ok && run(model, (const uaii_session_options*)&v03_so, &go, &v03_res, &v03_text);
   if (ok) {
     ok = strcmp(old_text, new_text) == 0 && old_res.completion_tokens == res.completion_tokens &&
-         old_res.struct_size == sizeof old_res && old_res.prompt_tokens == res.prompt_tokens;
+         old_res.struct_size == sizeof old_res && old_res.prompt_tokens == res.prompt_tokens &&
+         strcmp(v03_text, new_text) == 0 && v03_res.completion_tokens == res.completion_tokens;
     printf("old: \"%s\" (%lld tokens)\nnew: \"%s\" (%lld tokens)\n%s\n", old_text,
            (long long)old_res.completion_tokens, new_text, (long long)res.completion_tokens,
            ok ? "ABI growth: ok" : "ABI growth: MISMATCH");
   }
   uaii_string_free(old_text);
   uaii_string_free(new_text);
+  uaii_string_free(v03_text);
   uaii_model_destroy(model);
   return ok ? 0 : 1;
 }

@@ -36,8 +36,8 @@ uaii_session* NewSession(uaii_model* m) {
 }  // namespace
 
 TEST_CASE("capi: version and status strings", "[capi]") {
-  CHECK(uaii_capi_version() == 300);
-  CHECK(std::string(uaii_capi_version_string()) == "0.3.0");
+  CHECK(uaii_capi_version() == 400);
+  CHECK(std::string(uaii_capi_version_string()) == "0.4.0");
   CHECK(std::string(uaii_status_string(UAII_ERR_NOT_FOUND)) == "not found");
   CHECK(std::string(uaii_status_string(static_cast<uaii_status>(12345))) == "unknown status");
 }

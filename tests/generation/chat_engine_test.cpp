@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "generation/chat_engine.h"
+#include "uaii/chat.h"
 
 using namespace uaii;
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "generation/generator.h"
+#include "uaii/generation.h"
 
 using namespace uaii;
 
@@ -96,7 +96,7 @@ TEST_CASE("generator: a stop string ends the reply before it", "[generation]") {
     return true;
   });
   REQUIRE(r.ok());
-  CHECK(r->stop == GenerationStop::kStopString);
+  CHECK(r->stop == StopReason::kStopString);
   CHECK(r->text == full->text.substr(0, at));
   CHECK(streamed == r->text);
 }
@@ -105,19 +105,19 @@ TEST_CASE("generator: max_tokens, cancellation and a full context", "[generation
   auto zero = NewGenerator()->Run(Greedy(Prompt(4), 0));
   REQUIRE(zero.ok());
   CHECK(zero->tokens.empty());
-  CHECK(zero->stop == GenerationStop::kMaxTokens);
+  CHECK(zero->stop == StopReason::kMaxTokens);
 
   int calls = 0;
   auto cancelled = NewGenerator()->Run(Greedy(Prompt(4), 20), [&](TokenId, std::string_view) {
     return ++calls < 3;
   });
   REQUIRE(cancelled.ok());
-  CHECK(cancelled->stop == GenerationStop::kCancelled);
+  CHECK(cancelled->stop == StopReason::kCancelled);
   CHECK(cancelled->tokens.size() == 3);
 
   auto full = NewGenerator(/*max_context=*/16)->Run(Greedy(Prompt(10), 50));
   REQUIRE(full.ok());
-  CHECK(full->stop == GenerationStop::kContextFull);
+  CHECK(full->stop == StopReason::kContextFull);
   CHECK(full->tokens.size() == 16 - 11 + 1);
 
   auto too_long = NewGenerator(16)->Run(Greedy(Prompt(30), 4));

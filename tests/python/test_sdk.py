@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, run_uaii
 
 try:
     import uaii
@@ -40,26 +40,26 @@ def tiny_path(fixtures_dir):
 # ---- import, version, packaging ----
 
 def test_abi_version_matches_and_is_checked():
-    assert uaii.capi_version() == uaii.CAPI_VERSION == "0.3.0"
-    uaii._uaii._check_abi(300)  # same major.minor
-    uaii._uaii._check_abi(307)  # a newer patch level is compatible
-    for other, name in [(400, "0.4.0"), (10300, "1.3.0"), (200, "0.2.0")]:
-        with pytest.raises(ImportError, match=rf"C ABI {name} but this extension was built for 0\.3\.x"):
+    assert uaii.capi_version() == uaii.CAPI_VERSION == "0.4.0"
+    uaii._uaii._check_abi(400)  # same major.minor
+    uaii._uaii._check_abi(407)  # a newer patch level is compatible
+    for other, name in [(500, "0.5.0"), (10400, "1.4.0"), (300, "0.3.0")]:
+        with pytest.raises(ImportError, match=rf"C ABI {name} but this extension was built for 0\.4\.x"):
             uaii._uaii._check_abi(other)
 
 
 def test_import_refuses_a_library_with_another_abi(tmp_path):
-    # A stand-in preloaded in front of libuaii answers uaii_capi_version() with 0.4.0.
+    # A stand-in preloaded in front of libuaii answers uaii_capi_version() with 0.5.0.
     src = tmp_path / "fake_abi.c"
     src.write_text("#include <stdint.h>\n"
-                   "uint32_t uaii_capi_version(void) { return 400; }\n"
-                   "const char* uaii_capi_version_string(void) { return \"0.4.0\"; }\n")
+                   "uint32_t uaii_capi_version(void) { return 500; }\n"
+                   "const char* uaii_capi_version_string(void) { return \"0.5.0\"; }\n")
     so = tmp_path / "libfake_abi.so"
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
     p = subprocess.run([sys.executable, "-c", "import uaii"], capture_output=True, text=True, cwd=tmp_path,
                        env={**os.environ, "LD_PRELOAD": str(so)}, timeout=60)
     assert p.returncode != 0
-    assert ("ImportError: uaii: the loaded libuaii speaks C ABI 0.4.0 but this extension was built for 0.3.x"
+    assert ("ImportError: uaii: the loaded libuaii speaks C ABI 0.5.0 but this extension was built for 0.4.x"
             in p.stderr), p.stderr
 
 
@@ -381,3 +381,20 @@ def test_a_session_teaches_the_calibration_only_when_asked(model, tmp_path, monk
             continue
         observed = json.loads(cache.read_text()).get("observed", {})
         assert observed, "a learning session folded nothing into the calibration"
+
+
+def test_plan_is_the_cli_dry_run_document(uaii_bin, tiny_path, tmp_path, monkeypatch):
+    # One calibration cache for both: the first dry run measures it, the others read it.
+    monkeypatch.setenv("UAII_HOME", str(tmp_path))
+    args = ["generate", "--model", str(tiny_path), "--dry-run", "--json", "--preset", "phone", "--max-context", "256"]
+    run_uaii(uaii_bin, *args)
+    cli = json.loads(run_uaii(uaii_bin, *args).stdout)
+    with uaii.Model(tiny_path) as m:
+        plan = m.plan(preset="phone", max_context=256)
+        assert plan == cli
+        assert plan["preset"] == "phone" and plan["kv"]["max_context"] == 256
+        assert m.plan()["preset"] == "none"  # the Session defaults
+        with pytest.raises(uaii.UnsupportedError, match="tpu"):
+            m.plan(device="tpu")
+        with pytest.raises(uaii.InvalidArgumentError, match="unknown preset"):
+            m.plan(preset="tablet")

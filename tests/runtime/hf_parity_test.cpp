@@ -67,7 +67,7 @@ std::vector<float> EvalChunked(const std::shared_ptr<const Model>& model, const 
                                const std::string& preset) {
   SessionOptions o;
   o.threads = 2;
-  o.preset = preset;
+  o.preset = *ParsePreset(preset);
   auto s = Session::Create(model, o);
   REQUIRE(s.ok());
   std::vector<float> all;

@@ -65,7 +65,11 @@ TEST_CASE("capi storage: presets, budgets and KV windows give the default sessio
   CHECK(Generate(m, &o, &text) == UAII_ERR_OUT_OF_MEMORY);
   CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("minimum of"));
   o.ram_budget_bytes = 0;
-  o.kv_window = -1;
+  o.kv_window = -1;  // the preset's window (0.4: the default, as in C++)
+  o.preset = UAII_PRESET_PHONE;
+  REQUIRE(Generate(m, &o, &text) == UAII_OK);
+  CHECK(text == ref);
+  o.kv_window = -2;
   CHECK(Generate(m, &o, &text) == UAII_ERR_INVALID_ARGUMENT);
   uaii_model_destroy(m);
 }

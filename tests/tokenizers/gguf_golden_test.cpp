@@ -10,6 +10,7 @@
 #include "formats/gguf_file.h"
 #include "golden_util.h"
 #include "loaders/model_locator.h"
+#include "tokenizers/gguf_tokenizer.h"
 #include "uaii/tokenizer.h"
 
 namespace {
@@ -67,7 +68,7 @@ TEST_CASE("default model GGUF vocabulary gives llama.cpp ids", "[tokenizers][ggu
   }
   auto file = uaii::gguf::File::Open(path);
   REQUIRE(file.ok());
-  auto tok = uaii::Tokenizer::FromGguf(**file);
+  auto tok = uaii::TokenizerFromGguf(**file);
   INFO(tok.status().ToString());
   REQUIRE(tok.ok());
   simdjson::dom::parser parser;

@@ -1,7 +1,12 @@
-// uaii.Model over uaii_model_open / uaii_model_inspect_json / uaii_model_tokenizer.
+// uaii.Model over uaii_model_open / uaii_model_inspect_json / uaii_model_plan_json /
+// uaii_model_tokenizer.
 #include "model.h"
 
+#include <pybind11/stl.h>
+
 #include <string>
+
+#include "options.h"
 
 namespace uaii_py {
 
@@ -38,6 +43,22 @@ py::dict Model::Info() {
   return py::dict(py::module_::import("copy").attr("deepcopy")(info_));
 }
 
+py::dict Model::Plan(const SessionKwargs& kw) {
+  const ModelHandle& m = Require(handle_, "the model");
+  const uaii_session_options o = SessionOptionsFrom(kw);
+  char* json = nullptr;
+  uaii_status st;
+  std::string error;
+  {
+    py::gil_scoped_release nogil;  // may measure the calibration (about a second)
+    st = uaii_model_plan_json(m.h, &o, &json);
+    if (st != UAII_OK) error = uaii_last_error();
+  }
+  if (st != UAII_OK) Fail(st, error);
+  std::unique_ptr<char, decltype(&uaii_string_free)> owned(json, &uaii_string_free);
+  return py::module_::import("json").attr("loads")(DecodeUtf8(json));
+}
+
 std::shared_ptr<Tokenizer> Model::GetTokenizer() {
   if (tokenizer_ && !tokenizer_->closed()) return tokenizer_;
   const ModelHandle& m = Require(handle_, "the model");
@@ -65,6 +86,19 @@ already made from it keep working after it is closed.
            "Opens the model at `path` (str or os.PathLike; None: $UAII_MODEL, then the default model).")
       .def_property_readonly("info", &Model::Info,
                              "The model's description (the `uaii inspect --json` document) as a dict.")
+      .def(
+          "plan",
+          [](Model& self, std::optional<std::string> preset, std::optional<double> ram_gb,
+             std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
+             std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch) {
+            return self.Plan(SessionKwargs{std::move(preset), ram_gb, kv_window, threads, std::move(device),
+                                           max_context, moe_top_k, moe_prefetch, false});
+          },
+          py::kw_only(), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
+          py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
+          py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
+          "The memory plan a Session with these options would run with, and its predicted decode speed, "
+          "reading no weights: the `uaii generate --dry-run --json` document as a dict.")
       .def_property_readonly("tokenizer", &Model::GetTokenizer, "The model's tokenizer (uaii.Tokenizer).")
       .def_property_readonly("closed", &Model::closed, "True after close().")
       .def("close", &Model::Close, "Releases the model (idempotent); later calls on it raise InvalidStateError.")

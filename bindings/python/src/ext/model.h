@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common.h"
+#include "options.h"
 #include "tokenizer.h"
 
 namespace uaii_py {
@@ -19,6 +20,8 @@ class Model {
     return handle_;
   }
   py::dict Info();
+  // uaii_model_plan_json for the options `kw`, parsed.
+  py::dict Plan(const SessionKwargs& kw);
   std::shared_ptr<Tokenizer> GetTokenizer();
   void Close();
   bool closed() const { return handle_ == nullptr; }

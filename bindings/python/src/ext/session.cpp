@@ -1,10 +1,10 @@
 // uaii.Session over uaii_session_create / _generate / _chat / _reset.
 #include <pybind11/stl.h>
 
-#include <cmath>
 #include <string>
 
 #include "model.h"
+#include "options.h"
 #include "request.h"
 #include "session_core.h"
 #include "stream.h"
@@ -12,46 +12,10 @@
 namespace uaii_py {
 namespace {
 
-struct PresetName {
-  const char* name;
-  uaii_preset preset;
-};
-constexpr PresetName kPresets[] = {
-    {"none", UAII_PRESET_NONE},     {"off", UAII_PRESET_NONE},       {"laptop", UAII_PRESET_LAPTOP},
-    {"desktop", UAII_PRESET_DESKTOP}, {"server", UAII_PRESET_SERVER}, {"phone", UAII_PRESET_PHONE},
-};
-
-uaii_preset PresetFrom(const std::optional<std::string>& name) {
-  if (!name) return UAII_PRESET_NONE;
-  for (const PresetName& p : kPresets)
-    if (*name == p.name) return p.preset;
-  Fail(UAII_ERR_INVALID_ARGUMENT,
-       "unknown preset \"" + *name + "\"; use one of none, laptop, desktop, server, phone");
-}
-
 class Session {
  public:
-  Session(const Model& model, const std::optional<std::string>& preset, std::optional<double> ram_gb,
-          int64_t kv_window, std::optional<int64_t> threads, const std::string& device,
-          std::optional<int64_t> max_context, bool learn_calibration) {
-    uaii_session_options o;
-    uaii_session_options_init(&o);
-    o.preset = PresetFrom(preset);
-    if (ram_gb) {
-      if (!std::isfinite(*ram_gb) || *ram_gb < 0)
-        Fail(UAII_ERR_INVALID_ARGUMENT, "ram_gb " + std::to_string(*ram_gb) + " is not a size (GiB >= 0)");
-      o.ram_budget_bytes = static_cast<uint64_t>(*ram_gb * 1024.0 * 1024.0 * 1024.0);
-    }
-    o.kv_window = kv_window;
-    if (threads) {
-      if (*threads > INT32_MAX || *threads < INT32_MIN)
-        Fail(UAII_ERR_INVALID_ARGUMENT, "threads " + std::to_string(*threads) + " is out of range");
-      o.threads = static_cast<int32_t>(*threads);
-    }
-    if (device.find('\0') != std::string::npos) Fail(UAII_ERR_INVALID_ARGUMENT, "device contains a NUL character");
-    o.device = device.c_str();
-    if (max_context) o.max_context = *max_context;
-    o.learn_calibration = learn_calibration ? 1 : 0;
+  Session(const Model& model, const SessionKwargs& kw) {
+    const uaii_session_options o = SessionOptionsFrom(kw);
 
     auto core = std::make_shared<SessionCore>();
     core->model = model.handle();
@@ -161,7 +125,7 @@ constexpr const char* kSamplingDoc = R"doc(
 Sampling keywords (None keeps the engine's default):
   max_tokens (256), temperature (0: greedy; > 0 samples), top_k (40; <= 0 off),
   top_p (0.95; 1 off), min_p (0.05; 0 off), repeat_penalty (1: off),
-  presence_penalty (0), frequency_penalty (0), seed (0xC0FFEE: the same seed
+  presence_penalty (0), frequency_penalty (0), seed (42: the same seed
   reproduces a run), stop (a str or a list of str; the reply ends before the first
   one, which is not included).
 stream=False returns the reply as a str (session.last_result holds the usage);
@@ -176,14 +140,18 @@ void BindSession(py::module_& m) {
   py::class_<Session, std::shared_ptr<Session>>(m, "Session", R"doc(
 A conversation with a model: its KV cache, sampling state and last result.
 
-    uaii.Session(model, preset=None, ram_gb=None, kv_window=0, threads=None,
-                 device="cpu", max_context=None, learn_calibration=False)
+    uaii.Session(model, preset=None, ram_gb=None, kv_window=None, threads=None,
+                 device="cpu", max_context=None, moe_top_k=None, moe_prefetch=False,
+                 learn_calibration=False)
 
-preset: None / "none" (everything resident, the default), "laptop", "desktop",
-"server", "phone". ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV
-cache window in tokens (0: unbounded up to max_context). threads: None uses the
-physical cores. device: "cpu" or "auto". max_context: None uses the model's training
-context, capped at 4096. learn_calibration: True folds what each generate / chat call
+The C ABI's uaii_session_options (the C++ API's SessionOptions): preset: None /
+"none" (everything resident, the default), "laptop", "desktop", "server", "phone".
+ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV cache window in tokens
+(None: the preset's, 0: unbounded up to max_context). threads: None uses the physical
+cores. device: "cpu" or "auto". max_context: None: 4096, clamped to the model's
+training context without a KV window. moe_top_k: experts per token of a mixture-of-
+experts model (None: the file's; fewer is an approximation). moe_prefetch: read ahead
+the next layer's experts under a budget. learn_calibration: True folds what each generate / chat call
 measured into the storage cost model's calibration in $UAII_HOME, as `uaii generate`
 does (the C ABI's uaii_session_options.learn_calibration; docs/storage.md).
 
@@ -191,11 +159,18 @@ A session belongs to one thread at a time (a second thread's call raises
 InvalidStateError); make one session per thread, they may share one model. Use it as
 a context manager or call close().
 )doc")
-      .def(py::init<const Model&, const std::optional<std::string>&, std::optional<double>, int64_t,
-                    std::optional<int64_t>, const std::string&, std::optional<int64_t>, bool>(),
+      .def(py::init([](const Model& model, std::optional<std::string> preset, std::optional<double> ram_gb,
+                       std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
+                       std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch,
+                       bool learn_calibration) {
+             SessionKwargs kw{std::move(preset), ram_gb, kv_window, threads, std::move(device), max_context,
+                              moe_top_k, moe_prefetch, learn_calibration};
+             return std::make_shared<Session>(model, kw);
+           }),
            py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
-           py::arg("kv_window") = 0, py::arg("threads") = py::none(), py::arg("device") = "cpu",
-           py::arg("max_context") = py::none(), py::arg("learn_calibration") = false)
+           py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
+           py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
+           py::arg("learn_calibration") = false)
       .def(
           "generate",
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,

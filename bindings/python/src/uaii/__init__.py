@@ -41,7 +41,7 @@ from ._uaii import (
     capi_version,
 )
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "Model", "Tokenizer", "Session", "Stream", "Event", "GenerateResult", "Usage",

@@ -90,6 +90,11 @@ class Model:
     @property
     def info(self) -> dict[str, Any]:
         """The `uaii inspect --json` document."""
+    def plan(self, *, preset: Optional[Preset] = None, ram_gb: Optional[float] = None,
+             kv_window: Optional[int] = None, threads: Optional[int] = None, device: str = "cpu",
+             max_context: Optional[int] = None, moe_top_k: Optional[int] = None,
+             moe_prefetch: bool = False) -> dict[str, Any]:
+        """The `uaii generate --dry-run --json` document for a Session with these options."""
     @property
     def tokenizer(self) -> Tokenizer: ...
     @property
@@ -102,8 +107,9 @@ class Model:
 class Session:
     """A conversation with a model; one thread at a time."""
     def __init__(self, model: Model, preset: Optional[Preset] = None, ram_gb: Optional[float] = None,
-                 kv_window: int = 0, threads: Optional[int] = None, device: str = "cpu",
-                 max_context: Optional[int] = None, learn_calibration: bool = False) -> None: ...
+                 kv_window: Optional[int] = None, threads: Optional[int] = None, device: str = "cpu",
+                 max_context: Optional[int] = None, moe_top_k: Optional[int] = None, moe_prefetch: bool = False,
+                 learn_calibration: bool = False) -> None: ...
     @overload
     def generate(self, prompt: str, *, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,

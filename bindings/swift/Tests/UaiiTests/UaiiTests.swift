@@ -26,7 +26,7 @@ final class UaiiTests: XCTestCase {
   func testOptionDefaultsComeFromTheLibrary() {
     let o = GenerateOptions()
     XCTAssertEqual(o.maxTokens, 256)
-    XCTAssertEqual(o.seed, 0xC0FFEE)
+    XCTAssertEqual(o.seed, 42)
     XCTAssertEqual(o.topP, 0.95)
     XCTAssertNil(o.think)
   }

@@ -5,7 +5,7 @@ package dev.uaii
 internal object Native {
   /** The C ABI version these Kotlin sources are written against (capi/uaii.h). */
   const val BINDING_MAJOR = 0
-  const val BINDING_MINOR = 3
+  const val BINDING_MINOR = 4
 
   private val loadFailure: Throwable? = try {
     val explicit = System.getProperty("uaii.jni.library")

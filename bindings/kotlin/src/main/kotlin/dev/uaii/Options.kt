@@ -26,7 +26,7 @@ internal object Defaults {
     Native.ensureLoaded()
     Native.generateDefaults(ints, floats)
   } catch (e: Throwable) {
-    0xC0FFEEL
+    42L
   }
 }
 

@@ -39,7 +39,7 @@ class UaiiTest {
   private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
 
   @Test fun versionMatchesTheHeader() {
-    assertEquals("0.3.0", Version.libraryString)
+    assertEquals("0.4.0", Version.libraryString)
     assertNull(Version.mismatch(Version.library, Version.shimHeader))
   }
 
@@ -55,7 +55,7 @@ class UaiiTest {
   @Test fun optionDefaultsComeFromTheLibrary() {
     val o = GenerateOptions()
     assertEquals(256, o.maxTokens)
-    assertEquals(0xC0FFEEL, o.seed)
+    assertEquals(42L, o.seed)
     assertEquals(0.95f, o.topP, 0f)
     assertNull(o.think)
   }

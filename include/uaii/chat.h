@@ -1,4 +1,4 @@
-// ChatEngine: chat turns over a Generator — the model's chat template renders the
+// uaii::ChatEngine: chat turns over a Generator — the model's chat template renders the
 // OpenAI-style messages, the Generator reuses the KV cache of the conversation so far,
 // and the reply streams out as Text / Thinking / ToolCall / Error events parsed from
 // the model's raw text with the syntax the template uses. `uaii chat`, `generate --chat` and the C ABI's
@@ -9,11 +9,12 @@
 #include <optional>
 #include <string>
 
+#include <string_view>
+#include <vector>
+
 #include "absl/status/statusor.h"
-#include "chat/chat_template.h"
-#include "chat/output_blocks.h"
-#include "chat/output_syntax.h"
-#include "generation/generator.h"
+#include "uaii/chat_output.h"
+#include "uaii/generation.h"
 
 namespace uaii {
 
@@ -35,7 +36,7 @@ struct ChatTurnRequest {
 };
 
 // Sees each reply event as it streams: text / thinking deltas, whole tool calls and
-// errors (chat/output_blocks.h). Return false to cancel the turn.
+// errors (uaii/chat_output.h). Return false to cancel the turn.
 using ChatEventCallback = std::function<bool(const chat::OutputBlock&)>;
 
 struct ChatTurnResult {
@@ -57,16 +58,37 @@ class ChatEngine {
   absl::StatusOr<std::string> Render(const ChatTurnRequest& request) const;
   absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request,
                                      const ChatEventCallback& on_event = nullptr);
-  void Reset() { generator_->Reset(); }
+  void Reset();
   // Reasoning markers, tool-call syntax and capabilities, read from the template.
-  const chat::ChatSyntax& syntax() const { return syntax_; }
-  Generator& generator() { return *generator_; }
+  const chat::ChatSyntax& syntax() const;
+  Generator& generator();
+
+  ~ChatEngine();
 
  private:
-  ChatEngine() = default;
-  std::shared_ptr<Generator> generator_;
-  chat::ModelTemplates templates_;
-  chat::ChatSyntax syntax_;
+  struct Impl;
+  explicit ChatEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
+
+// What `uaii template` renders: the model's chat template (the template of a GGUF
+// file, or a directory's tokenizer_config.json / chat_template.jinja) applied to a
+// conversation as Hugging Face's apply_chat_template does, without loading weights.
+struct ChatRenderRequest {
+  // A JSON array of OpenAI-style messages, or an object holding it under "messages".
+  std::string messages_json;
+  // A JSON array of tool declarations, or an object holding it under "tools".
+  std::optional<std::string> tools_json;
+  std::optional<bool> enable_thinking;  // set enable_thinking (and thinking) only when chosen
+  bool add_generation_prompt = true;
+  // Names the inputs in error messages ("messages file m.json").
+  std::string messages_origin = "messages";
+  std::string tools_origin = "tools";
+};
+absl::StatusOr<std::string> RenderChatTemplate(const std::string& model_path, const ChatRenderRequest& request);
+
+// OK when `json` parses as a JSON array (and, with non_empty, holds an element);
+// else InvalidArgument naming `origin` and what is wrong.
+absl::Status CheckJsonArray(std::string_view json, std::string_view origin, bool non_empty = false);
 
 }  // namespace uaii

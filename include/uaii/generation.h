@@ -1,4 +1,4 @@
-// Generator: one conversation's generation loop over a Session — prefix reuse,
+// uaii::Generator: one conversation's generation loop over a Session — prefix reuse,
 // sampling, stop strings, end-of-generation tokens and streamed UTF-8 text. The CLI
 // (`generate`, `chat`) and the C ABI all generate through it.
 //
@@ -16,8 +16,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sampling/params.h"
+#include "uaii/sampling.h"
 #include "uaii/session.h"
+#include "uaii/stop_reason.h"
 
 namespace uaii {
 
@@ -29,14 +30,10 @@ struct GenerationRequest {
   bool penalize_prompt = false;           // feed prompt tokens to the penalty window
 };
 
-enum class GenerationStop { kEndOfGeneration, kMaxTokens, kStopString, kCancelled, kContextFull };
-// "eos", "max_tokens", "stop", "cancelled", "context_full" (the `stop_reason` of --json).
-std::string_view GenerationStopName(GenerationStop s);
-
 struct GenerationResult {
   std::vector<TokenId> tokens;  // generated ids, the end-of-generation token excluded
   std::string text;             // the visible reply (cut before a stop string)
-  GenerationStop stop = GenerationStop::kMaxTokens;
+  StopReason stop = StopReason::kMaxTokens;
   int64_t prompt_tokens = 0;
   int64_t cached_tokens = 0;    // prompt tokens reused from the KV cache
   int64_t prefilled_tokens = 0; // prompt tokens evaluated by this request

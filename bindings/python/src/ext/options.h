@@ -1,0 +1,28 @@
+// Session options from Python keywords: one reading for uaii.Session and Model.plan.
+// Defaults are the C ABI's (uaii_session_options_init), which are the C++ API's.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common.h"
+
+namespace uaii_py {
+
+struct SessionKwargs {
+  std::optional<std::string> preset;  // None: the default (none)
+  std::optional<double> ram_gb;
+  std::optional<int64_t> kv_window;   // None: the preset's window
+  std::optional<int64_t> threads;
+  std::string device = "cpu";
+  std::optional<int64_t> max_context;
+  std::optional<int64_t> moe_top_k;
+  bool moe_prefetch = false;
+  bool learn_calibration = false;
+};
+
+// The options struct; its `device` points into `kw`, which must outlive it. Raises
+// InvalidArgumentError naming a bad value.
+uaii_session_options SessionOptionsFrom(const SessionKwargs& kw);
+
+}  // namespace uaii_py
