@@ -20,6 +20,7 @@ struct SessionOptions {
   int threads = 0;             // <= 0: physical cores
   int64_t max_context = 4096;  // KV cache positions (clamped to the model's training context)
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
+  std::string device = "cpu";  // "cpu", "auto" (the first GPU backend reporting a real device, else the CPU) or a backend's device name
   // Memory (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The library applies
   // no preset unless asked; the CLI defaults to "laptop".
   std::string preset = "none";      // laptop | desktop | server | phone | none | off

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <filesystem>
 
+#include "backends/registry.h"
 #include "ir/serialize.h"
 #include "planner/content_hash.h"
 #include "planner/plan_cache.h"
@@ -55,9 +56,10 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   auto weights = WeightSet::Bind(impl->graph, {{tok_path, impl->file}});
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);
-  auto ex = Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return absl::Status(ex.status().code(), StrCat(path, ": ", std::string(ex.status().message())));
-  impl->executor = std::move(*ex);
+  auto program = backends::Cpu().Compile(impl->graph, *impl->weights);
+  if (!program.ok())
+    return absl::Status(program.status().code(), StrCat(path, ": ", std::string(program.status().message())));
+  impl->program = std::move(*program);
   auto tok = Tokenizer::FromGguf(*impl->file);
   if (!tok.ok()) return tok.status();
   impl->tokenizer = std::move(*tok);
@@ -66,8 +68,8 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
                                              "): the vocabulary has no end-of-generation token"));
   const ir::Graph& g = impl->graph;
   impl->info = ModelInfo{path, std::string(g.Meta("architecture")), std::string(g.Meta("name")),
-                         impl->executor->n_outputs_per_row(), MetaInt(g, "n_embd"),
-                         static_cast<int64_t>(impl->executor->kv_layers().size()), MetaInt(g, "context_length")};
+                         impl->program->n_outputs_per_row(), MetaInt(g, "n_embd"),
+                         static_cast<int64_t>(impl->program->kv_layers().size()), MetaInt(g, "context_length")};
   // What a graph states of the ModelSpec (session planning reads it); the rest stays 0.
   impl->spec.arch = impl->info.architecture;
   impl->spec.file = tok_path;

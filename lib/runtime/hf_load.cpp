@@ -1,6 +1,7 @@
 // Model::Load for a Hugging Face directory: loader (hf::LoadHfModel) -> graph
-// (models::BuildHfGraph) -> weights (BindHfWeights) -> executor, tokenizer from
+// (models::BuildHfGraph) -> weights (BindHfWeights) -> CPU program, tokenizer from
 // tokenizer.json / tokenizer.model (+ tokenizer_config.json) in the same directory.
+#include "backends/registry.h"
 #include "loaders/hf_loader.h"
 #include "models/hf_graph.h"
 #include "planner/content_hash.h"
@@ -48,9 +49,9 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
   impl->weights = std::move(*weights);
   impl->spec = std::move(g->spec);
   impl->graph = std::move(g->graph);
-  auto ex = Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return ex.status();
-  impl->executor = std::move(*ex);
+  auto program = backends::Cpu().Compile(impl->graph, *impl->weights);
+  if (!program.ok()) return program.status();
+  impl->program = std::move(*program);
   auto tok = Tokenizer::Load(dir);
   if (!tok.ok())
     return absl::Status(tok.status().code(), StrCat(dir, ": tokenizer: ", std::string(tok.status().message())));

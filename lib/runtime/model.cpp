@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "backends/registry.h"
 #include "ir/serialize.h"
 #include "loaders/hf_loader.h"
 #include "models/families.h"
@@ -40,9 +41,9 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path
   auto weights = runtime::WeightSet::Bind(impl->graph, {{path, impl->file}});
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);
-  auto ex = runtime::Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return ex.status();
-  impl->executor = std::move(*ex);
+  auto program = backends::Cpu().Compile(impl->graph, *impl->weights);
+  if (!program.ok()) return program.status();
+  impl->program = std::move(*program);
   auto tok = Tokenizer::FromGguf(*impl->file);
   if (!tok.ok()) return tok.status();
   impl->tokenizer = std::move(*tok);

@@ -65,7 +65,7 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   }
   storage::ApplyMoeTopK(&sp.inputs, sp.moe_top_k);
   sp.inputs.kv_bytes = 0;
-  for (const auto& l : m.executor->kv_layers())
+  for (const auto& l : m.program->kv_layers())
     sp.inputs.kv_bytes += static_cast<uint64_t>(sp.kv_cells) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;
   // Live activations of one chunk: a handful of [T, n_embd] and [T, n_ff] buffers
   // (the interpreter frees each after its last use), per-row attention scores, and

@@ -1,5 +1,6 @@
-// The executor's weight-access hook: where a weight's bytes come from while a graph
-// runs. Without a source the executor reads the memory mapping (everything resident).
+// A program's weight-access hook: where a weight's bytes come from while a graph
+// runs (backends::RunContext::weights). Without a source a program reads the
+// bindings (the memory mapping; everything resident).
 // A storage-planned session (runtime/streamed_weights.h) passes one that serves
 // pinned weights from owned memory and streams the rest from disk in row slices.
 #pragma once
@@ -26,22 +27,6 @@ class WeightSource {
   // The LRU that serves moe_ffn expert banks which are not resident (Resident() gives
   // null for them); null when every bank is resident.
   virtual ExpertCache* Experts() { return nullptr; }
-};
-
-// The source that runtime::Linear / EmbedRows (runtime/linear.h) use on this thread
-// while an Executor::Run is in progress; null outside one or without a source. A
-// scope, so every op that reads a packed weight through Linear (matmul, fused
-// norm_linear, ...) goes through storage without knowing about it.
-class WeightSourceScope {
- public:
-  explicit WeightSourceScope(WeightSource* s);
-  ~WeightSourceScope();
-  WeightSourceScope(const WeightSourceScope&) = delete;
-  WeightSourceScope& operator=(const WeightSourceScope&) = delete;
-  static WeightSource* Current();
-
- private:
-  WeightSource* prev_;
 };
 
 // Input indices of `op_type` that are matmul weights (read row by row, every token):

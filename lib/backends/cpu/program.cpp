@@ -1,28 +1,28 @@
-#include "runtime/executor.h"
+#include "backends/cpu/program.h"
 
 #include <chrono>
 #include <cstring>
 #include <map>
 
+#include "backends/cpu/attention.h"
+#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/linear.h"
+#include "backends/cpu/moe.h"
+#include "backends/cpu/stage_linear.h"
 #include "ir/validate.h"
-#include "runtime/attention.h"
-#include "runtime/cpu_ops.h"
-#include "runtime/linear.h"
-#include "runtime/moe.h"
-#include "runtime/stage_linear.h"
 #include "runtime/step_profile.h"
 #include "util/str_cat.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
   kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused,
-  kMoeFfn,     // runtime/moe.h
+  kMoeFfn,     // moe.h
   kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
 
-struct Executor::Step {
+struct CpuProgram::Step {
   Kind kind;
   const std::string* type = nullptr;  // the op type, for StepProfile
   std::string name;
@@ -42,7 +42,7 @@ struct Executor::Step {
   MoeParams moe;             // moe_ffn
 };
 
-Executor::~Executor() = default;
+CpuProgram::~CpuProgram() = default;
 
 namespace {
 
@@ -89,15 +89,17 @@ void GatedRows(ThreadPool* pool, void (*act)(const float*, const float*, int64_t
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, const WeightSet& weights) {
+bool CpuProgram::Supports(const std::string& op_type) { return Kinds().count(op_type) > 0; }
+
+absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& g, const runtime::WeightSet& weights) {
   auto order = ir::Validate(g);
   if (!order.ok()) return order.status();
-  std::unique_ptr<Executor> ex(new Executor());
+  std::unique_ptr<CpuProgram> ex(new CpuProgram());
   std::map<std::string, int> slot;
   for (const auto& t : g.tensors) {
     slot[t.name] = static_cast<int>(ex->shapes_.size());
     ex->shapes_.push_back(t.shape);
-    const BoundWeight* w = nullptr;
+    const runtime::BoundWeight* w = nullptr;
     if (t.weight) {
       w = weights.Find(t.name);
       if (!w) return absl::FailedPreconditionError(StrCat("weight ", t.name, " is not bound"));
@@ -187,7 +189,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         auto& kl = ex->kv_layers_[s.attn.layer];
         if (kl.n_head_kv && (kl.n_head_kv != k[1] || kl.head_dim_k != k[2] || kl.head_dim_v != v[2]))
           return absl::InvalidArgumentError(StrCat("attention layer ", s.attn.layer, " is used with two shapes"));
-        kl = KvLayerShape{k[1], k[2], v[2]};
+        kl = runtime::KvLayerShape{k[1], k[2], v[2]};
         break;
       }
       default: break;
@@ -275,10 +277,11 @@ class Slots {
 };
 }  // namespace
 
-absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
-                           const std::vector<int64_t>& rows, KvCache& cache, ThreadPool* pool,
-                           std::vector<float>* out, WeightSource* source) const {
-  WeightSourceScope weight_scope(source);  // Linear / EmbedRows read through storage
+absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
+                             const std::vector<int64_t>& rows, runtime::KvCache& cache, const RunContext& ctx,
+                             std::vector<float>* out) const {
+  ThreadPool* const pool = ctx.pool;
+  runtime::WeightSource* const source = ctx.weights;
   const int64_t R = static_cast<int64_t>(rows.size());
   for (int64_t r : rows)
     if (r < 0 || r >= T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", T));
@@ -291,7 +294,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
   auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
-  StepProfile* profile = StepProfile::Get();
+  runtime::StepProfile* const profile = ctx.profile;
   if (profile) profile->AddRun(T);
   for (const Step& s : steps_) {
     const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -306,7 +309,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
     absl::Status st;
     switch (s.kind) {
       case Kind::kEmbed:  // ids are the tokens, or the positions (learned position embeddings)
-        st = EmbedRows(*weight_[s.in[0]], s.in[1] == positions_slot_ ? positions : tokens, T, y);
+        st = EmbedRows(ctx, *weight_[s.in[0]], s.in[1] == positions_slot_ ? positions : tokens, T, y);
         break;
       case Kind::kLayerNorm: {
         const int64_t c = shapes_[s.in[0]].back();
@@ -330,11 +333,11 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       case Kind::kMatMul: {
         const int64_t k = shapes_[s.in[0]].back();
         const StageMatmul one[1] = {{weight_[s.in[1]], y}};
-        if (numel(s.in[0]) == k && CanRunStage(one, 1)) {  // one row: grains balance the threads
+        if (source == nullptr && numel(s.in[0]) == k && CanRunStage(one, 1)) {  // one row: grains balance the threads
           st = StageLinear(one, 1, F(s.in[0]), pool);
           break;
         }
-        st = Linear(*weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y, pool);
+        st = Linear(ctx, *weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y);
         break;
       }
       case Kind::kAdd:
@@ -377,7 +380,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         // so results are bit-identical; the normalized rows and the gate/up pair live
         // only inside this step (see docs/ir.md, "Planner fusions").
         // Decoding one row with resident weights, the stage's matmuls (and the
-        // activation) run as one pool job (runtime/stage_linear.h), same results.
+        // activation) run as one pool job (stage_linear.h), same results.
         const int64_t c = shapes_[s.in[0]].back();
         const int64_t rows_n = numel(s.in[0]) / c;
         const Buf h = ThreadBuffers().Acquire(rows_n * c);
@@ -385,13 +388,13 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         if (s.act) {
           const Buf up = ThreadBuffers().Acquire(n);
           const StageMatmul pair[2] = {{weight_[s.in[2]], y}, {weight_[s.in[3]], up->data()}};
-          if (rows_n == 1 && CanRunStage(pair, 2)) {
+          if (source == nullptr && rows_n == 1 && CanRunStage(pair, 2)) {
             st = StageGated(*pair[0].w, *pair[1].w, s.act == 1 ? StageAct::kSwiglu : StageAct::kGeglu, h->data(),
                             y, up->data(), pool);
             break;
           }
-          st = Linear(*weight_[s.in[2]], h->data(), rows_n, y, pool);  // gate, written over by the activation
-          if (st.ok()) st = Linear(*weight_[s.in[3]], h->data(), rows_n, up->data(), pool);
+          st = Linear(ctx, *weight_[s.in[2]], h->data(), rows_n, y);  // gate, written over by the activation
+          if (st.ok()) st = Linear(ctx, *weight_[s.in[3]], h->data(), rows_n, up->data());
           // Element-wise: y may alias gate.
           if (st.ok()) GatedRows(pool, s.act == 1 ? Swiglu : Geglu, y, up->data(), rows_n, cols, y);
           break;
@@ -403,12 +406,12 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
           if (k < kMaxStage) parts[k] = {weight_[s.in[2 + k]], buf[s.outs[k]]->data()};
         }
         const int n_parts = static_cast<int>(s.outs.size());
-        if (rows_n == 1 && s.outs.size() <= kMaxStage && CanRunStage(parts, n_parts)) {
+        if (source == nullptr && rows_n == 1 && s.outs.size() <= kMaxStage && CanRunStage(parts, n_parts)) {
           st = StageLinear(parts, n_parts, h->data(), pool);
           break;
         }
         for (size_t k = 0; k < s.outs.size() && st.ok(); ++k)
-          st = Linear(*weight_[s.in[2 + k]], h->data(), rows_n, buf[s.outs[k]]->data(), pool);
+          st = Linear(ctx, *weight_[s.in[2 + k]], h->data(), rows_n, buf[s.outs[k]]->data());
         break;
       }
       case Kind::kMoeFfn: {
@@ -424,7 +427,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         MoeWeights mw{W(1), W(2), W(3), W(4), s.in.size() > 5 && s.in[5] >= 0 ? F(s.in[5]) : nullptr,
                       W(6), W(7), W(8), W(9)};
         if (source && !(mw.up_exps->data && mw.gate_exps->data && mw.down_exps->data)) mw.cache = source->Experts();
-        st = MoeFfn(s.moe, mw, F(s.in[0]), n / cols, y, pool);
+        st = MoeFfn(WithTopK(s.moe, ctx.moe_top_k), mw, F(s.in[0]), n / cols, y, pool);
         break;
       }
       case Kind::kSwiglu:
@@ -475,4 +478,4 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
   return absl::OkStatus();
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

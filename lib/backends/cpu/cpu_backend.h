@@ -1,0 +1,33 @@
+// The CPU backend: host memory, the step kernels of this directory (cpu_ops,
+// attention, moe, linear / stage_linear) run by CpuProgram (program.h).
+#pragma once
+#include "backends/backend.h"
+
+namespace uaii::backends::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::string device() const override { return "cpu"; }
+  Capabilities capabilities() const override;
+  bool SupportsOp(const std::string& op_type) const override;
+  absl::StatusOr<std::unique_ptr<DeviceBuffer>> Allocate(uint64_t bytes) const override;
+  absl::StatusOr<std::unique_ptr<Program>> Compile(const ir::Graph& g,
+                                                   const runtime::WeightSet& weights) const override;
+};
+
+// Host memory, 64-byte aligned (a cache line; AVX-512 loads).
+class HostBuffer final : public DeviceBuffer {
+ public:
+  static absl::StatusOr<std::unique_ptr<DeviceBuffer>> Allocate(uint64_t bytes);
+  ~HostBuffer() override;
+  uint64_t bytes() const override { return bytes_; }
+  void* host() override { return data_; }
+
+ private:
+  HostBuffer(void* data, uint64_t bytes) : data_(data), bytes_(bytes) {}
+  void* data_;
+  uint64_t bytes_;
+};
+
+}  // namespace uaii::backends::cpu

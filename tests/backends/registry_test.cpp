@@ -1,0 +1,72 @@
+// The device registry (backends/registry.h) and SessionOptions::device.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "backends/registry.h"
+#include "uaii/session.h"
+
+using namespace uaii;
+
+TEST_CASE("backends: cpu and auto select the CPU backend while no GPU backend exists") {
+  auto cpu = backends::SelectBackend("cpu");
+  REQUIRE(cpu.ok());
+  CHECK(*cpu == &backends::Cpu());
+  CHECK((*cpu)->name() == "cpu");
+  CHECK_FALSE((*cpu)->capabilities().gpu);
+  CHECK((*cpu)->capabilities().host_memory);
+  auto any = backends::SelectBackend("auto");
+  REQUIRE(any.ok());
+  CHECK(*any == &backends::Cpu());
+  CHECK(backends::Backends().front() == &backends::Cpu());
+}
+
+TEST_CASE("backends: an unknown device is an error listing the devices there are") {
+  auto b = backends::SelectBackend("cuda:7");
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.status().code() == absl::StatusCode::kInvalidArgument);
+  const std::string msg(b.status().message());
+  CHECK(msg.find("cuda:7") != std::string::npos);
+  CHECK(msg.find("available: auto, cpu") != std::string::npos);
+}
+
+TEST_CASE("backends: a device name is registered once") {
+  CHECK(backends::RegisterBackend(&backends::Cpu()).code() == absl::StatusCode::kAlreadyExists);
+  CHECK(backends::RegisterBackend(nullptr).code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("backends: the CPU backend's ops, buffers and compile errors") {
+  const backends::Backend& cpu = backends::Cpu();
+  CHECK(cpu.SupportsOp("attention"));
+  CHECK(cpu.SupportsOp("moe_ffn"));
+  CHECK_FALSE(cpu.SupportsOp("conv2d"));
+  auto buf = cpu.Allocate(1000);
+  REQUIRE(buf.ok());
+  CHECK((*buf)->bytes() == 1000);
+  REQUIRE((*buf)->host() != nullptr);
+  const auto* p = static_cast<const unsigned char*>((*buf)->host());
+  CHECK(std::all_of(p, p + 1000, [](unsigned char c) { return c == 0; }));  // zeroed
+  CHECK(reinterpret_cast<uintptr_t>(p) % 64 == 0);
+}
+
+TEST_CASE("backends: SessionOptions::device picks the backend, an unknown one fails Session::Create") {
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/tiny/tiny-llama-f32.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing " << path << " (run tests/fixtures/make_tiny_models.py)");
+  auto m = Model::Load(path);
+  REQUIRE(m.ok());
+  SessionOptions o;
+  o.max_context = 64;
+  o.device = "gpu-that-is-not-there";
+  auto bad = Session::Create(*m, o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).find("unknown device 'gpu-that-is-not-there'") != std::string::npos);
+  for (const char* dev : {"cpu", "auto"}) {
+    o.device = dev;
+    auto s = Session::Create(*m, o);
+    INFO(dev);
+    REQUIRE(s.ok());
+    const std::vector<TokenId> prompt = {1, 2, 3};
+    CHECK((*s)->Eval(prompt).ok());
+  }
+}
