@@ -72,8 +72,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!impl->plan.use_storage && impl->backend == &backends::Cpu()) {
     if (auto st = model->impl().weights->PrepareInterleaved(model->impl().graph, impl->pool.get()); !st.ok()) return st;
   }
-  impl->cache = std::make_unique<runtime::KvCache>(impl->program->kv_layers(), ctx, impl->plan.kv_window,
-                                                   impl->plan.kv_sinks, impl->plan.prefill_chunk);
+  // The KV cache lives in the backend's memory; its cell policy (window, sinks) is ours.
+  const auto& layers = impl->program->kv_layers();
+  const int64_t cells = runtime::KvCache::CellCount(ctx, impl->plan.kv_window, impl->plan.kv_sinks,
+                                                    impl->plan.prefill_chunk);
+  auto kv = impl->backend->Allocate(runtime::KvCache::ArenaBytes(layers, cells));
+  if (!kv.ok()) return kv.status();
+  if ((*kv)->host() == nullptr)
+    return absl::UnimplementedError(StrCat("backend '", impl->backend->name(),
+                                           "' keeps its buffers off the host; its KV cache is not supported yet"));
+  impl->cache = std::make_unique<runtime::KvCache>(layers, ctx, impl->plan.kv_window, impl->plan.kv_sinks,
+                                                   impl->plan.prefill_chunk, *std::move(kv));
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "backends/registry.h"
+#include "runtime/kv_cache.h"
 #include "uaii/session.h"
 
 using namespace uaii;
@@ -69,4 +70,19 @@ TEST_CASE("backends: SessionOptions::device picks the backend, an unknown one fa
     const std::vector<TokenId> prompt = {1, 2, 3};
     CHECK((*s)->Eval(prompt).ok());
   }
+}
+
+TEST_CASE("backends: the KV cache lives in the buffer its backend allocated") {
+  const std::vector<runtime::KvLayerShape> layers = {{2, 64, 64}, {1, 32, 48}};
+  const int64_t cells = runtime::KvCache::CellCount(100, 0, 0, 0);
+  const uint64_t bytes = runtime::KvCache::ArenaBytes(layers, cells);
+  CHECK(bytes >= static_cast<uint64_t>(cells) * 2 * (2 * 128 + 80));
+  auto buf = backends::Cpu().Allocate(bytes);
+  REQUIRE(buf.ok());
+  auto* base = static_cast<uint8_t*>((*buf)->host());
+  runtime::KvCache cache(layers, 100, 0, 0, 0, *std::move(buf));
+  CHECK(reinterpret_cast<uint8_t*>(cache.K(0, 0)) == base);
+  const auto* last = reinterpret_cast<uint8_t*>(cache.Vt(1, 0, 47) + cells);
+  CHECK(last <= base + bytes);
+  CHECK(cache.bytes() <= bytes);
 }

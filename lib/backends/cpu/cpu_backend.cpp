@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/cpu/program.h"
+#include "util/huge_pages.h"
 #include "util/str_cat.h"
 
 namespace uaii::backends::cpu {
@@ -33,13 +34,17 @@ absl::StatusOr<std::unique_ptr<Program>> CpuBackend::Compile(const ir::Graph& g,
 absl::StatusOr<std::unique_ptr<DeviceBuffer>> HostBuffer::Allocate(uint64_t bytes) {
   constexpr uint64_t kAlign = 64;
   const uint64_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);
-  if (rounded != 0 && p == nullptr)
-    return absl::ResourceExhaustedError(StrCat("cannot allocate ", bytes, " bytes of host memory"));
-  if (p != nullptr) std::memset(p, 0, rounded);
-  return std::unique_ptr<DeviceBuffer>(new HostBuffer(p, bytes));
+  std::shared_ptr<uint8_t> p;
+  if (rounded > 0) {
+    p = AllocateHugePageBuffer(rounded);  // zeroed anonymous pages
+    if (!p) {
+      void* heap = std::aligned_alloc(kAlign, rounded);
+      if (heap == nullptr) return absl::ResourceExhaustedError(StrCat("cannot allocate ", bytes, " bytes of host memory"));
+      std::memset(heap, 0, rounded);
+      p = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(heap), [](uint8_t* q) { std::free(q); });
+    }
+  }
+  return std::unique_ptr<DeviceBuffer>(new HostBuffer(std::move(p), bytes));
 }
-
-HostBuffer::~HostBuffer() { std::free(data_); }
 
 }  // namespace uaii::backends::cpu

@@ -16,17 +16,18 @@ class CpuBackend final : public Backend {
                                                    const runtime::WeightSet& weights) const override;
 };
 
-// Host memory, 64-byte aligned (a cache line; AVX-512 loads).
+// Host memory, zeroed, on transparent huge pages where the kernel gives them
+// (util/huge_pages.h: a decode step streams the KV cache from DRAM, and on 4 KiB
+// pages each page was also a TLB miss), else the heap; 64-byte aligned at least.
 class HostBuffer final : public DeviceBuffer {
  public:
   static absl::StatusOr<std::unique_ptr<DeviceBuffer>> Allocate(uint64_t bytes);
-  ~HostBuffer() override;
   uint64_t bytes() const override { return bytes_; }
-  void* host() override { return data_; }
+  void* host() override { return data_.get(); }
 
  private:
-  HostBuffer(void* data, uint64_t bytes) : data_(data), bytes_(bytes) {}
-  void* data_;
+  HostBuffer(std::shared_ptr<uint8_t> data, uint64_t bytes) : data_(std::move(data)), bytes_(bytes) {}
+  std::shared_ptr<uint8_t> data_;
   uint64_t bytes_;
 };
 
