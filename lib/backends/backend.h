@@ -47,12 +47,20 @@ struct Capabilities {
   bool quantized_weights = true;  // runs matmuls on packed weights in their file type
 };
 
+// A program's per-session memory (the CPU program's: its activation arena, laid out
+// by the planner's memory plan). Made by Program::NewWorkspace, used by one run at a time.
+class Workspace {
+ public:
+  virtual ~Workspace() = default;
+};
+
 // Everything a Program's run depends on besides its inputs, passed explicitly.
 struct RunContext {
   ThreadPool* pool = nullptr;                 // null: the calling thread only
   runtime::WeightSource* weights = nullptr;   // null: weights read through their bindings (the mapping)
   int64_t moe_top_k = 0;                      // moe_ffn experts per token, 0: the file's (exact)
   runtime::StepProfile* profile = nullptr;    // per-step timings, null: off
+  Workspace* workspace = nullptr;             // this program's NewWorkspace(); null: the run makes its own
 };
 
 class Program {
@@ -61,9 +69,12 @@ class Program {
   // KV layer shapes the graph's attention ops need (index = attention "layer").
   virtual const std::vector<runtime::KvLayerShape>& kv_layers() const = 0;
   virtual int64_t n_outputs_per_row() const = 0;
+  // Memory for one session's runs (grown as larger batches come, then reused).
+  virtual std::unique_ptr<Workspace> NewWorkspace() const = 0;
   // Runs T tokens at `positions`; `rows` (indices into [0, T)) select the output rows.
   // out: [rows.size(), n_outputs_per_row()]. A Program is shared by every session of
-  // a model: Run may be called from several threads at once, each with its own cache.
+  // a model: Run may be called from several threads at once, each with its own cache
+  // and workspace.
   virtual absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T,
                            const std::vector<int64_t>& rows, runtime::KvCache& cache, const RunContext& ctx,
                            std::vector<float>* out) const = 0;

@@ -21,6 +21,7 @@ struct Session::Impl {
   const backends::Backend* backend = nullptr;       // SessionOptions::device
   std::unique_ptr<backends::Program> own_program;   // compiled for a backend other than the CPU
   const backends::Program* program = nullptr;       // the model's CPU program, or own_program
+  std::unique_ptr<backends::Workspace> workspace;   // the program's memory for this session's runs
   std::unique_ptr<runtime::KvCache> cache;
   int64_t n_past = 0;
   runtime::SessionPlan plan;
@@ -72,6 +73,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!impl->plan.use_storage && impl->backend == &backends::Cpu()) {
     if (auto st = model->impl().weights->PrepareInterleaved(model->impl().graph, impl->pool.get()); !st.ok()) return st;
   }
+  impl->workspace = impl->program->NewWorkspace();
   // The KV cache lives in the backend's memory; its cell policy (window, sinks) is ours.
   const auto& layers = impl->program->kv_layers();
   const int64_t cells = runtime::KvCache::CellCount(ctx, impl->plan.kv_window, impl->plan.kv_sinks,
@@ -156,6 +158,7 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
   ctx.weights = s.storage.get();
   ctx.moe_top_k = s.opts.moe_top_k;  // 0: the file's (exact)
   ctx.profile = runtime::StepProfile::Get();
+  ctx.workspace = s.workspace.get();
   const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
   bool first_rows = true;  // the first chunk with output rows writes *logits itself
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {

@@ -1,7 +1,10 @@
 // The CPU backend's Program: runs a planned graph's ops in validated order on f32
-// activation buffers, weights straight from their bindings or through the run
-// context's weight source, attention against the KV cache. Buffers are released
-// after their last use (reshape shares its input's).
+// activations, weights straight from their bindings or through the run context's
+// weight source, attention against the KV cache. Activations live in the session's
+// workspace: one host arena laid out by the planner's memory plan
+// (planner/memory_plan.h: buffers placed by liveness, a reshape sharing its input's),
+// planned for the largest batch seen so far and reused, so a warm decode step
+// allocates nothing.
 #pragma once
 #include <memory>
 #include <string>
@@ -22,6 +25,7 @@ class CpuProgram final : public Program {
 
   const std::vector<runtime::KvLayerShape>& kv_layers() const override { return kv_layers_; }
   int64_t n_outputs_per_row() const override { return out_cols_; }
+  std::unique_ptr<Workspace> NewWorkspace() const override;
   absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T, const std::vector<int64_t>& rows,
                    runtime::KvCache& cache, const RunContext& ctx, std::vector<float>* out) const override;
 
@@ -30,6 +34,11 @@ class CpuProgram final : public Program {
 
  private:
   CpuProgram() = default;
+  class Arena;  // program.cpp
+  // Lays `arena` out for batches up to T tokens and R rows (a new memory plan when
+  // larger than its present capacity).
+  absl::Status Reserve(Arena& arena, int64_t T, int64_t R) const;
+  ir::Graph graph_;  // what the memory plan is made from
   std::vector<Step> steps_;
   std::vector<ir::Shape> shapes_;                    // per slot
   std::vector<const runtime::BoundWeight*> weight_;  // per slot, null for activations

@@ -314,6 +314,7 @@ class ReferenceProgram final : public Program {
   static absl::StatusOr<std::unique_ptr<Program>> Create(const ir::Graph& g, const runtime::WeightSet& weights);
   const std::vector<KvLayerShape>& kv_layers() const override { return kv_layers_; }
   int64_t n_outputs_per_row() const override { return out_cols_; }
+  std::unique_ptr<Workspace> NewWorkspace() const override { return std::make_unique<Workspace>(); }  // none: vectors
   absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T, const std::vector<int64_t>& rows,
                    KvCache& cache, const RunContext& ctx, std::vector<float>* out) const override;
 
