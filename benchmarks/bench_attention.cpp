@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/attention.h"
+#include "backends/cpu/attention.h"
 #include "runtime/kv_cache.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--evict")) evict_mb = v;
   }
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   std::vector<KvLayerShape> shapes(static_cast<size_t>(layers), KvLayerShape{hkv, d, d});
   // Room for 128 more cells, as a session's max context leaves: each V^T row is then
   // longer than the cells read, so the rows are not one contiguous stream.

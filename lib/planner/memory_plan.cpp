@@ -12,7 +12,7 @@ namespace {
 uint64_t F32Bytes(const ir::Shape& s, int64_t T, int64_t R) {
   uint64_t n = 4;
   for (int64_t d : s) n *= static_cast<uint64_t>(d == ir::kDimTokens ? T : d == ir::kDimRows ? R : d);
-  return n;
+  return (n + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
 }
 
 }  // namespace

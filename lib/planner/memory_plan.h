@@ -1,7 +1,11 @@
-// Memory plan: activation buffers placed in one arena by liveness. Every activation
-// is f32 (the CPU executor's format); a reshape shares its input's buffer; scratch a
-// fused op keeps inside itself (norm_linear: the normalized rows, and the `up` half
-// with an activation) counts as a buffer that lives for that one step.
+// Memory plan: activation buffers placed in one arena by liveness, the arena the CPU
+// backend's program runs in (backends/cpu/program.h). Every activation is f32; a
+// reshape shares its input's buffer; scratch a fused op keeps inside itself
+// (norm_linear: the normalized rows, then the `up` half with an activation) counts as
+// a buffer that lives for that one step. Each buffer is padded to kBufferAlign bytes,
+// so every one starts on a cache line (vector loads; threads writing neighbouring
+// buffers share no line). A buffer's size only grows with T and R, so a placement at
+// (T, R) holds for any smaller batch.
 //
 // Placement is greedy best-fit by decreasing size: a buffer goes at the lowest offset
 // where it overlaps no placed buffer that is alive at the same time. `peak_live_bytes`
@@ -16,6 +20,8 @@
 #include "ir/graph.h"
 
 namespace uaii::planner {
+
+inline constexpr uint64_t kBufferAlign = 64;
 
 struct BufferSlot {
   std::string tensor;  // the root tensor (aliases through reshape share it)

@@ -14,7 +14,7 @@
 namespace uaii::planner {
 
 // Bump when a pass changes what it produces: cached plans of older versions miss.
-inline constexpr int kPlannerVersion = 1;
+inline constexpr int kPlannerVersion = 2;  // 2: memory-plan buffers padded to 64 bytes
 
 struct PlanOptions {
   bool fuse = true;

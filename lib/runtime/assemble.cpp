@@ -1,5 +1,6 @@
 #include "runtime/assemble.h"
 
+#include "backends/registry.h"
 #include "planner/plan_cache.h"
 #include "util/str_cat.h"
 
@@ -17,9 +18,11 @@ absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::u
   auto weights = source.bind(impl->graph);
   if (!weights.ok()) return weights.status();
   impl->weights = std::move(*weights);
-  auto ex = Executor::Create(impl->graph, *impl->weights);
-  if (!ex.ok()) return prefixed(ex.status());
-  impl->executor = std::move(*ex);
+  // The model's own program is the CPU backend's; a session on another device
+  // compiles its own (Session::Create).
+  auto program = backends::Cpu().Compile(impl->graph, *impl->weights);
+  if (!program.ok()) return prefixed(program.status());
+  impl->program = std::move(*program);
   auto tok = source.tokenizer();
   if (!tok.ok()) return tok.status();
   impl->tokenizer = std::move(*tok);

@@ -1,6 +1,6 @@
 // The one model assembly every source goes through (GGUF file, Hugging Face directory,
 // .uaii graph file): plan (fusions and memory plan, or the cached plan) -> bind the
-// planned graph's weights -> the executor -> the tokenizer, then the model's summary.
+// planned graph's weights -> the CPU backend's program -> the tokenizer, then the model's summary.
 // A source only says how to do what differs: where its graph comes from, its plan
 // cache identity, how its weights bind and where its vocabulary lives.
 #pragma once

@@ -66,10 +66,10 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   ModelInternals::Impl* raw = impl.get();
   auto model = Assemble(std::move(source), std::move(impl));
   if (!model.ok()) return model.status();
-  // The vocabulary and layer count come from the executor: the graph's output width and
+  // The vocabulary and layer count come from the program: the graph's output width and
   // its KV layers (a graph file need not state them).
-  raw->spec.n_vocab = raw->info.n_vocab = raw->executor->n_outputs_per_row();
-  raw->spec.n_layer = raw->info.n_layer = static_cast<int64_t>(raw->executor->kv_layers().size());
+  raw->spec.n_vocab = raw->info.n_vocab = raw->program->n_outputs_per_row();
+  raw->spec.n_layer = raw->info.n_layer = static_cast<int64_t>(raw->program->kv_layers().size());
   return model;
 }
 

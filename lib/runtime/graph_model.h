@@ -4,7 +4,7 @@
 //   weights        TensorRef.file: absolute, or relative to the graph file's directory
 //   tokenizer      metadata "tokenizer.gguf": the GGUF file whose vocabulary, special
 //                  tokens and end-of-generation ids the model uses (same path rules)
-//   KV layer shapes come from the attention ops' k / v shapes (executor.h); context
+//   KV layer shapes come from the attention ops' k / v shapes (backends/cpu/program.h); context
 //                  length from metadata "context_length" (optional: 0 = unbounded)
 // The graph is planned (lib/planner, through the plan cache) like a built one.
 #pragma once

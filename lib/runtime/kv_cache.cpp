@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/huge_pages.h"
+#include "backends/cpu/cpu_backend.h"
 
 namespace uaii::runtime {
 
@@ -43,32 +43,44 @@ int64_t KvCache::CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t
   return std::min(full, RoundCells(sinks + window + std::max<int64_t>(max_batch, 1)));
 }
 
+namespace {
+uint64_t PaddedBytes(int64_t elems) { return (static_cast<uint64_t>(elems) * 2 + 63) / 64 * 64; }
+}  // namespace
+
+uint64_t KvCache::ArenaBytes(const std::vector<KvLayerShape>& layers, int64_t cells) {
+  uint64_t total = 0;
+  for (const auto& l : layers)
+    total += PaddedBytes(cells * l.n_head_kv * l.head_dim_k) + PaddedBytes(cells * l.n_head_kv * l.head_dim_v);
+  return total;
+}
+
 KvCache::KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window, int64_t sinks,
                  int64_t max_batch)
+    : KvCache(layers, n_ctx, window, sinks, max_batch, nullptr) {}
+
+KvCache::KvCache(KvCache&&) noexcept = default;
+KvCache& KvCache::operator=(KvCache&&) noexcept = default;
+KvCache::~KvCache() = default;
+
+KvCache::KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window, int64_t sinks,
+                 int64_t max_batch, std::unique_ptr<backends::DeviceBuffer> arena)
     : layers_(layers), n_ctx_(n_ctx), n_cells_(CellCount(n_ctx, window, sinks, max_batch)) {
   if (n_cells_ < RoundCells(n_ctx)) {
     window_ = window;
     sinks_ = sinks;
   }
   cell_pos_.assign(static_cast<size_t>(n_cells_), -1);
-  // Every layer's K and V in one zeroed arena on huge pages (util/huge_pages.h): a
-  // decode step reads each layer's K and V^T rows after that layer's weights have
-  // passed through the caches, so they come from DRAM, and on 4 KiB pages each one
-  // was also a TLB miss (a two-level walk in a VM). Attention over 512 cells, caches
-  // evicted between layers as in decode: see docs/performance.md.
-  auto bytes_of = [&](int64_t elems) { return (static_cast<size_t>(elems) * 2 + 63) / 64 * 64; };
-  size_t total = 0;
-  for (const auto& l : layers_)
-    total += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_k) + bytes_of(n_cells_ * l.n_head_kv * l.head_dim_v);
-  arena_ = AllocateHugePageBuffer(total);
-  if (!arena_ && total > 0)  // no mapping: the heap, zeroed (value-initialised)
-    arena_ = std::shared_ptr<uint8_t>(new uint8_t[total](), std::default_delete<uint8_t[]>());
-  uint8_t* at = arena_.get();
+  // Every layer's K and V in one zeroed arena, the backend's (the CPU's is host
+  // memory on huge pages: a decode step reads each layer's K and V^T rows from DRAM,
+  // and on 4 KiB pages each one was also a TLB miss; docs/performance.md).
+  if (!arena) arena = backends::cpu::HostBuffer::Allocate(ArenaBytes(layers_, n_cells_)).value();
+  arena_ = std::move(arena);
+  uint8_t* at = static_cast<uint8_t*>(arena_->host());
   for (const auto& l : layers_) {
     k_.push_back(reinterpret_cast<uint16_t*>(at));
-    at += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_k);
+    at += PaddedBytes(n_cells_ * l.n_head_kv * l.head_dim_k);
     v_.push_back(reinterpret_cast<uint16_t*>(at));
-    at += bytes_of(n_cells_ * l.n_head_kv * l.head_dim_v);
+    at += PaddedBytes(n_cells_ * l.n_head_kv * l.head_dim_v);
   }
 }
 

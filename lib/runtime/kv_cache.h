@@ -19,6 +19,10 @@
 #include <memory>
 #include <vector>
 
+namespace uaii::backends {
+class DeviceBuffer;  // backends/backend.h
+}  // namespace uaii::backends
+
 namespace uaii::runtime {
 
 struct KvLayerShape {
@@ -32,15 +36,23 @@ class KvCache {
   // Cells are allocated rounded up to kCellAlign.
   static constexpr int64_t kCellAlign = 32;
   // n_ctx: positions allowed; window 0: one cell per position (unbounded up to n_ctx).
+  // `arena`: the session backend's buffer for every layer's K and V (Backend::Allocate
+  // of ArenaBytes, zeroed, host-addressable); without one, host memory of the cache's own.
+  KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch,
+          std::unique_ptr<backends::DeviceBuffer> arena);
   KvCache(const std::vector<KvLayerShape>& layers, int64_t n_ctx, int64_t window = 0, int64_t sinks = 0,
           int64_t max_batch = 0);
   KvCache(const KvCache&) = delete;  // the arena is the cache's own
   KvCache& operator=(const KvCache&) = delete;
-  KvCache(KvCache&&) = default;
-  KvCache& operator=(KvCache&&) = default;
+  KvCache(KvCache&&) noexcept;
+  KvCache& operator=(KvCache&&) noexcept;
+  ~KvCache();
 
   // Cells a cache of these parameters allocates (the ring when the window bounds it).
   static int64_t CellCount(int64_t n_ctx, int64_t window, int64_t sinks, int64_t max_batch);
+  // Bytes of the K and V arena for `cells` cells of these layers (each layer's K and V
+  // padded to 64 bytes).
+  static uint64_t ArenaBytes(const std::vector<KvLayerShape>& layers, int64_t cells);
   int64_t n_ctx() const { return n_ctx_; }
   int64_t n_cells() const { return n_cells_; }
   const KvLayerShape& shape(int layer) const { return layers_[layer]; }
@@ -110,7 +122,7 @@ class KvCache {
   int64_t window_ = 0, sinks_ = 0;
   int64_t n_cells_;
   std::vector<int32_t> cell_pos_;
-  std::shared_ptr<uint8_t> arena_;  // every layer's K and V (not shared between caches)
+  std::unique_ptr<backends::DeviceBuffer> arena_;  // every layer's K and V (not shared between caches)
   std::vector<uint16_t*> k_, v_;    // each layer's, in arena_
 };
 

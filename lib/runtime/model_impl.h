@@ -6,7 +6,7 @@
 #include "ir/graph.h"
 #include "loaders/hf_model.h"
 #include "models/spec.h"
-#include "runtime/executor.h"
+#include "backends/backend.h"
 #include "runtime/weights.h"
 #include "uaii/model.h"
 
@@ -18,7 +18,7 @@ struct Model::Impl {
   models::ModelSpec spec;
   ir::Graph graph;
   std::unique_ptr<runtime::WeightSet> weights;
-  std::unique_ptr<runtime::Executor> executor;
+  std::unique_ptr<backends::Program> program;  // the CPU backend's; sessions on another device compile their own
   std::unique_ptr<Tokenizer> tokenizer;
   std::shared_ptr<const hf::HfModel> hf;  // Hugging Face directory: keeps its files mapped
 };

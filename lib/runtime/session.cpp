@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
+#include "backends/registry.h"
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
-#include "runtime/moe.h"
+#include "runtime/step_profile.h"
 #include "runtime/session_plan.h"
 #include "runtime/streamed_weights.h"
 #include "util/str_cat.h"
@@ -17,6 +18,10 @@ struct Session::Impl {
   std::shared_ptr<const Model> model;
   SessionOptions opts;
   std::unique_ptr<ThreadPool> pool;
+  const backends::Backend* backend = nullptr;       // SessionOptions::device
+  std::unique_ptr<backends::Program> own_program;   // compiled for a backend other than the CPU
+  const backends::Program* program = nullptr;       // the model's CPU program, or own_program
+  std::unique_ptr<backends::Workspace> workspace;   // the program's memory for this session's runs
   std::unique_ptr<runtime::KvCache> cache;
   int64_t n_past = 0;
   runtime::SessionPlan plan;
@@ -38,6 +43,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!model) return absl::InvalidArgumentError("Session::Create: null model");
   auto impl = std::make_unique<Impl>();
   impl->opts = options;
+  auto backend = backends::SelectBackend(options.device);
+  if (!backend.ok()) return backend.status();
+  impl->backend = *backend;
+  if (impl->backend == &backends::Cpu()) {
+    impl->program = ModelInternals::Of(*model).program.get();
+  } else {
+    auto program = impl->backend->Compile(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights);
+    if (!program.ok()) return program.status();
+    impl->own_program = std::move(*program);
+    impl->program = impl->own_program.get();
+  }
   // The preset, KV window and storage plan (runtime/session_plan.h): the plan is what runs.
   auto plan = runtime::PlanSession(*model, options);
   if (!plan.ok()) return plan.status();
@@ -53,11 +69,22 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
     impl->storage = *std::move(sw);
   }
   impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
-  if (!impl->plan.use_storage) {  // weights through the mapping: interleaved copies for the group kernels
+  // Weights through the mapping on the CPU: interleaved copies for its group kernels.
+  if (!impl->plan.use_storage && impl->backend == &backends::Cpu()) {
     if (auto st = ModelInternals::Of(*model).weights->PrepareInterleaved(ModelInternals::Of(*model).graph, impl->pool.get()); !st.ok()) return st;
   }
-  impl->cache = std::make_unique<runtime::KvCache>(ModelInternals::Of(*model).executor->kv_layers(), ctx, impl->plan.kv_window,
-                                                   impl->plan.kv_sinks, impl->plan.prefill_chunk);
+  impl->workspace = impl->program->NewWorkspace();
+  // The KV cache lives in the backend's memory; its cell policy (window, sinks) is ours.
+  const auto& layers = impl->program->kv_layers();
+  const int64_t cells = runtime::KvCache::CellCount(ctx, impl->plan.kv_window, impl->plan.kv_sinks,
+                                                    impl->plan.prefill_chunk);
+  auto kv = impl->backend->Allocate(runtime::KvCache::ArenaBytes(layers, cells));
+  if (!kv.ok()) return kv.status();
+  if ((*kv)->host() == nullptr)
+    return absl::UnimplementedError(StrCat("backend '", impl->backend->name(),
+                                           "' keeps its buffers off the host; its KV cache is not supported yet"));
+  impl->cache = std::make_unique<runtime::KvCache>(layers, ctx, impl->plan.kv_window, impl->plan.kv_sinks,
+                                                   impl->plan.prefill_chunk, *std::move(kv));
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -126,7 +153,12 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
                                         s.opts.max_context));
   const int64_t start = s.n_past;
   const auto eval_start = std::chrono::steady_clock::now();
-  runtime::MoeTopKScope moe_top_k(s.opts.moe_top_k);  // 0: the file's (exact)
+  backends::RunContext ctx;
+  ctx.pool = s.pool.get();
+  ctx.weights = s.storage.get();
+  ctx.moe_top_k = s.opts.moe_top_k;  // 0: the file's (exact)
+  ctx.profile = runtime::StepProfile::Get();
+  ctx.workspace = s.workspace.get();
   const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
   bool first_rows = true;  // the first chunk with output rows writes *logits itself
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
@@ -144,12 +176,10 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
     absl::Status st;
     if (rows.empty()) {
       // Rows are still needed to run the graph's head; ask for the last one and drop it.
-      st = ModelInternals::Of(*s.model).executor->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, s.pool.get(), &out,
-                                         s.storage.get());
+      st = s.program->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, ctx, &out);
     } else {
       // One chunk (every decode step) goes straight into *logits: no second copy.
-      st = ModelInternals::Of(*s.model).executor->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, s.pool.get(),
-                                         first_rows ? logits : &out, s.storage.get());
+      st = s.program->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, ctx, first_rows ? logits : &out);
       if (!first_rows) logits->insert(logits->end(), out.begin(), out.end());
       first_rows = false;
     }

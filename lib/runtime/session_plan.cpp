@@ -1,7 +1,10 @@
 #include "runtime/session_plan.h"
 
+#include "backends/registry.h"
+
 #include <algorithm>
 
+#include "planner/memory_plan.h"
 #include "runtime/model_impl.h"
 #include "runtime/streamed_weights.h"
 #include "storage/expert_plan.h"
@@ -17,9 +20,8 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   SessionPlan sp;
   auto preset = storage::ParsePreset(PresetName(options.preset));
   if (!preset.ok()) return preset.status();
-  // Until a backend registry resolves devices, "auto" is the CPU and nothing else runs.
-  if (options.device != "cpu" && options.device != "auto")
-    return absl::UnimplementedError(StrCat("device \"", options.device, "\" is not available; use \"cpu\" or \"auto\""));
+  // The device must name a backend (backends/registry.h), for a dry run as for a session.
+  if (auto backend = backends::SelectBackend(options.device); !backend.ok()) return backend.status();
   storage::PresetOverrides ov;
   if (options.ram_budget_bytes > 0) ov.ram_bytes = options.ram_budget_bytes;
   if (options.kv_window >= 0) ov.kv_window = options.kv_window;
@@ -69,16 +71,15 @@ absl::Status PlanWithChunk(const Model& model, SessionPlan* out) {
   }
   storage::ApplyMoeTopK(&sp.inputs, sp.moe_top_k);
   sp.inputs.kv_bytes = 0;
-  for (const auto& l : m.executor->kv_layers())
+  for (const auto& l : m.program->kv_layers())
     sp.inputs.kv_bytes += static_cast<uint64_t>(sp.kv_cells) * l.n_head_kv * (l.head_dim_k + l.head_dim_v) * 2;
-  // Live activations of one chunk: a handful of [T, n_embd] and [T, n_ff] buffers
-  // (the interpreter frees each after its last use), per-row attention scores, and
-  // the logits rows.
-  const auto& s = m.spec;
-  const int64_t T = sp.prefill_chunk;
-  const int64_t q_width = std::max(s.n_embd, s.n_head * std::max(s.head_dim_k, s.head_dim_v));
+  // Activations of one chunk: the CPU program's arena, which is the memory plan at
+  // T = prefill_chunk with one output row (backends/cpu/program.h), plus attention's
+  // per-row scores and the caller's logits row.
+  auto arena = planner::PlanMemory(m.graph, sp.prefill_chunk, 1);
+  if (!arena.ok()) return arena.status();
   sp.inputs.activation_bytes =
-      static_cast<uint64_t>(T * (6 * q_width + 3 * s.n_ff) + 2 * s.n_vocab + 4 * sp.kv_cells) * sizeof(float);
+      arena->arena_bytes + static_cast<uint64_t>(model.info().n_vocab + 4 * sp.kv_cells) * sizeof(float);
   auto plan = storage::PlanStorage(sp.inputs, sp.preset);
   if (!plan.ok()) return plan.status();
   sp.storage = *std::move(plan);

@@ -1,7 +1,7 @@
 // Where a forward pass's time goes, by operator kind: opt-in with UAII_PROFILE_STEPS=1
 // (UAII_PROFILE_STEPS=ops: by operator, each layer's alike ops together as blk.*),
 // printed to stderr when the process exits (decode steps of one token and prefill
-// batches apart, as ms per token and share). The executor times each step with the
+// batches apart, as ms per token and share). A program times each step with the
 // steady clock only when it is on; off, a step costs one pointer test.
 #pragma once
 #include <cstdint>
@@ -15,7 +15,7 @@ class StepProfile {
   // The process's profile, or nullptr unless UAII_PROFILE_STEPS is set (read once).
   static StepProfile* Get();
 
-  // One executor run of `tokens` rows, and its steps' times.
+  // One program run of `tokens` rows, and its steps' times.
   void AddRun(int64_t tokens);
   // A step of op `name` (kind `kind`) took `seconds` in a run of `tokens` rows.
   void AddStep(const std::string& kind, const std::string& name, int64_t tokens, double seconds);

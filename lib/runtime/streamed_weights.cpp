@@ -4,7 +4,6 @@
 
 #include "ir/validate.h"
 #include "kernels/interleave.h"
-#include "kernels/matmul.h"
 #include "runtime/expert_storage.h"
 #include "util/str_cat.h"
 
@@ -141,57 +140,46 @@ const uint8_t* StreamedWeights::Resident(const BoundWeight& w) const {
   return it->second.borrowed ? it->second.borrowed : it->second.bytes.data.get();
 }
 
-absl::Status StreamedWeights::Linear(const BoundWeight& w, const float* x, int64_t batch, float* y,
-                                     ThreadPool* pool) {
+absl::StatusOr<WeightSource::Matrix> StreamedWeights::Held(const BoundWeight& w) const {
+  auto it = entries_.find(&w);
+  if (it == entries_.end()) return absl::InternalError("weight unknown to the storage plan");
+  const Entry& e = it->second;
+  if (!e.pinned) return Matrix{};
+  return Matrix{e.borrowed ? e.borrowed : e.bytes.data.get(), e.interleaved};
+}
+
+absl::Status StreamedWeights::ForEachRowSlice(const BoundWeight& w, SliceFn fn) {
   auto it = entries_.find(&w);
   if (it == entries_.end()) return absl::InternalError("matmul weight unknown to the storage plan");
   Entry& e = it->second;
-  const int64_t out = w.shape[0], in = w.shape[1];
-  if (e.interleaved) return kernels::MatMulInterleaved(w.type, e.bytes.data.get(), out, in, x, batch, y, pool);
-  if (e.pinned) return MatMul(w.type, e.borrowed ? e.borrowed : e.bytes.data.get(), out, in, x, batch, y, pool);
-  if (e.first_chunk < 0) return absl::InternalError("streamed weight has no staging slices");
+  if (e.pinned || e.first_chunk < 0) return absl::InternalError("streamed weight has no staging slices");
+  const int64_t out = w.shape[0];
   // Continue the sequence when this weight is next in it (the usual case); else jump.
   size_t chunk = next_chunk_ < chunk_owner_.size() && chunk_owner_[next_chunk_] == &w ? next_chunk_
                                                                                       : static_cast<size_t>(e.first_chunk);
   for (int64_t r0 = 0; r0 < out; r0 += e.rows_per_slice, ++chunk) {
-    const int64_t r1 = std::min(out, r0 + e.rows_per_slice), m = r1 - r0;
+    const int64_t r1 = std::min(out, r0 + e.rows_per_slice);
     auto bytes = pipeline_->Acquire(chunk);
     if (!bytes.ok()) return bytes.status();
-    if (batch == 1 && m == out) {
-      if (auto st = MatMul(w.type, *bytes, m, in, x, batch, y, pool); !st.ok()) return st;
-    } else if (batch == 1) {
-      if (auto st = MatMul(w.type, *bytes, m, in, x, batch, y + r0, pool); !st.ok()) return st;
-    } else {
-      out_scratch_.resize(static_cast<size_t>(batch * m));
-      if (auto st = MatMul(w.type, *bytes, m, in, x, batch, out_scratch_.data(), pool); !st.ok()) return st;
-      for (int64_t b = 0; b < batch; ++b)
-        std::memcpy(y + b * out + r0, out_scratch_.data() + b * m, m * sizeof(float));
-    }
+    if (auto st = fn(r0, r1, *bytes); !st.ok()) return st;
   }
   next_chunk_ = chunk % chunk_owner_.size();
   return absl::OkStatus();
 }
 
-absl::Status StreamedWeights::Embed(const BoundWeight& w, const int32_t* ids, int64_t n, float* y) {
+absl::Status StreamedWeights::ReadRows(const BoundWeight& w, const int32_t* ids, int64_t n, uint8_t* dst) {
   auto it = entries_.find(&w);
   if (it == entries_.end()) return absl::InternalError("embedding weight unknown to the storage plan");
-  Entry& e = it->second;
-  const int64_t rows = w.shape[0], cols = w.shape[1];
-  if (e.interleaved) return kernels::GetRowsInterleaved(w.type, e.bytes.data.get(), rows, cols, ids, n, y);
-  if (e.pinned) return GetRows(w.type, e.borrowed ? e.borrowed : e.bytes.data.get(), rows, cols, ids, n, y);
-  // Read only the looked-up rows, then look them up in the scratch copy.
-  row_scratch_.resize(static_cast<size_t>(n * w.row_bytes));
-  std::vector<int32_t> local(n);
+  const Entry& e = it->second;
+  const int64_t rows = w.shape[0];
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || ids[i] >= rows)
       return absl::OutOfRangeError(StrCat("token id ", ids[i], " outside the embedding's ", rows, " rows"));
-    if (auto st = pipeline_->ReadDirect(e.file, w.offset + ids[i] * w.row_bytes, w.row_bytes,
-                                        row_scratch_.data() + i * w.row_bytes);
+    if (auto st = pipeline_->ReadDirect(e.file, w.offset + ids[i] * w.row_bytes, w.row_bytes, dst + i * w.row_bytes);
         !st.ok())
       return st;
-    local[i] = static_cast<int32_t>(i);
   }
-  return GetRows(w.type, row_scratch_.data(), n, cols, local.data(), n, y);
+  return absl::OkStatus();
 }
 
 storage::StagingStats StreamedWeights::stats() const { return pipeline_ ? pipeline_->stats() : storage::StagingStats{}; }

@@ -36,8 +36,9 @@ class StreamedWeights : public WeightSource {
                                                                  const storage::StoragePlan& plan);
 
   const uint8_t* Resident(const BoundWeight& w) const override;
-  absl::Status Linear(const BoundWeight& w, const float* x, int64_t batch, float* y, ThreadPool* pool) override;
-  absl::Status Embed(const BoundWeight& w, const int32_t* ids, int64_t n, float* y) override;
+  absl::StatusOr<Matrix> Held(const BoundWeight& w) const override;
+  absl::Status ForEachRowSlice(const BoundWeight& w, SliceFn fn) override;
+  absl::Status ReadRows(const BoundWeight& w, const int32_t* ids, int64_t n, uint8_t* dst) override;
 
   storage::StagingStats stats() const;
   storage::FileIoCounters file_counters() const { return files_.counters(); }  // direct vs page-cache bytes
@@ -61,8 +62,6 @@ class StreamedWeights : public WeightSource {
   std::vector<const BoundWeight*> chunk_owner_;  // per sequence chunk
   std::unique_ptr<storage::StagingPipeline> pipeline_;
   size_t next_chunk_ = 0;
-  std::vector<uint8_t> row_scratch_;
-  std::vector<float> out_scratch_;
   std::unique_ptr<ExpertCache> experts_;
 };
 

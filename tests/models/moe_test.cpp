@@ -25,7 +25,7 @@
 #include "../runtime/golden.h"
 #include "models/families.h"
 #include "formats/gguf_file.h"
-#include "runtime/moe.h"
+#include "backends/cpu/moe.h"
 #include "runtime/moe_cache.h"
 #include "simdjson.h"
 #include "uaii/session.h"
@@ -44,6 +44,7 @@ TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
 
 TEST_CASE("moe: routing ties go to the lower expert index, as ggml's argsort") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   MoeParams p;
   p.n_expert = 6;
   p.n_expert_used = 2;
@@ -70,6 +71,7 @@ TEST_CASE("moe: routing ties go to the lower expert index, as ggml's argsort") {
 
 TEST_CASE("moe: expert slices of a packed bank") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   std::vector<uint8_t> bytes(8 * 3 * 34);  // Q8_0 bank [8, 3, 32]: 34-byte rows
   BoundWeight bank;
   bank.type = TensorType::Q8_0;
@@ -87,6 +89,7 @@ TEST_CASE("moe: expert slices of a packed bank") {
 
 TEST_CASE("moe: only the routed experts' slices are read") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   constexpr int64_t E = 32, F = 32, N = 4, T = 3;
   // Router: x . row = x[e] (one-hot rows), so with x[0], x[1] largest experts 0 and 1 win.
   std::vector<float> router(N * E, 0.0f), x(T * E, 0.0f);
@@ -207,6 +210,7 @@ struct FixtureBanks {
 
 TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same output") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   // The qwen3moe fixture's layer-0 banks, run once from memory and once through an
   // LRU that holds only 2 experts (6 slices): same bits, misses read from the file.
   const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/qwen3moe-q4_k.gguf";
@@ -269,6 +273,7 @@ TEST_CASE("moe: expert LRU reads routed slices in file order and gives the same 
 
 TEST_CASE("moe: --moe-top-k lowers the experts per token, exact when not set") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   // Through a whole model: top-1 changes the logits (an approximation), top-2 (the
   // file's) and larger values leave them bit-identical.
   const std::string path = std::string(UAII_FIXTURE_DIR) + "/moe/mixtral-q4_0.gguf";
@@ -295,6 +300,7 @@ TEST_CASE("moe: --moe-top-k lowers the experts per token, exact when not set") {
 
 TEST_CASE("moe: expert prefetch changes when reads happen, not results") {
   using namespace uaii::runtime;
+  using namespace uaii::backends::cpu;
   // Two layers of the qwen3moe fixture, 6 decode steps each through a cache holding 3
   // experts with prefetch on: every output equals the resident run's bit for bit,
   // and the prefetch thread did read ahead.

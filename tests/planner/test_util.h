@@ -12,7 +12,7 @@
 
 #include "formats/gguf_file.h"
 #include "models/families.h"
-#include "runtime/executor.h"
+#include "backends/registry.h"
 #include "runtime/kv_cache.h"
 #include "runtime/weights.h"
 
@@ -49,7 +49,7 @@ inline std::vector<float> Forward(const ir::Graph& g, const std::vector<int32_t>
   auto ws = runtime::WeightSet::Bind(g);
   INFO(ws.status().ToString());
   REQUIRE(ws.ok());
-  auto ex = runtime::Executor::Create(g, **ws);
+  auto ex = backends::Cpu().Compile(g, **ws);
   INFO(ex.status().ToString());
   REQUIRE(ex.ok());
   runtime::KvCache cache((*ex)->kv_layers(), 256);
@@ -61,7 +61,7 @@ inline std::vector<float> Forward(const ir::Graph& g, const std::vector<int32_t>
     std::vector<int64_t> rows(T);
     for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(off + t), rows[t] = t;
     std::vector<float> out;
-    auto st = (*ex)->Run(tokens.data() + off, pos.data(), T, rows, cache, nullptr, &out);
+    auto st = (*ex)->Run(tokens.data() + off, pos.data(), T, rows, cache, backends::RunContext{}, &out);
     INFO(st.ToString());
     REQUIRE(st.ok());
     all.insert(all.end(), out.begin(), out.end());

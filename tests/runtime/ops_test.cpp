@@ -14,13 +14,14 @@
 #include "kernels/dot_f16_queries.h"
 #include "kernels/quantize_act.h"
 #include "kernels/thread_pool.h"
-#include "runtime/attention.h"
-#include "runtime/cpu_ops.h"
+#include "backends/cpu/attention.h"
+#include "backends/cpu/cpu_ops.h"
 #include "runtime/kv_cache.h"
 #include "runtime/step_profile.h"
 
 using namespace uaii;
 using namespace uaii::runtime;
+using namespace uaii::backends::cpu;
 
 TEST_CASE("ops: rms_norm") {
   std::vector<float> x = {1, 2, 3, 4, -1, 0, 0, 1}, w = {1, 0.5f, 2, 1}, y(8);

@@ -12,12 +12,13 @@
 #include "formats/fp16.h"
 #include "kernels/interleave.h"
 #include "kernels/matmul.h"
-#include "runtime/cpu_ops.h"
-#include "runtime/linear.h"
-#include "runtime/stage_linear.h"
+#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/linear.h"
+#include "backends/cpu/stage_linear.h"
 
 using namespace uaii;
 using namespace uaii::runtime;
+using namespace uaii::backends::cpu;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "runtime/cpu_ops.h"
+#include "backends/cpu/cpu_ops.h"
 
 #include <cmath>
 #include <algorithm>
@@ -14,7 +14,7 @@
 #define UAII_OPS_AVX2 __attribute__((target("avx2,fma,f16c")))
 #endif
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 
 void RmsNorm(const float* x, const float* w, int64_t rows, int64_t n, float eps, float* y) {
   // Each row's sum of squares is ggml's: one double added in element order, a chain of
@@ -435,4 +435,4 @@ void Softcap(float* x, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

@@ -1,28 +1,30 @@
-#include "runtime/executor.h"
+#include "backends/cpu/program.h"
 
 #include <chrono>
 #include <cstring>
 #include <map>
 
+#include "backends/cpu/attention.h"
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/linear.h"
+#include "backends/cpu/moe.h"
+#include "backends/cpu/stage_linear.h"
 #include "ir/validate.h"
-#include "runtime/attention.h"
-#include "runtime/cpu_ops.h"
-#include "runtime/linear.h"
-#include "runtime/moe.h"
-#include "runtime/stage_linear.h"
+#include "planner/memory_plan.h"
 #include "runtime/step_profile.h"
 #include "util/str_cat.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
   kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused,
-  kMoeFfn,     // runtime/moe.h
+  kMoeFfn,     // moe.h
   kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
 
-struct Executor::Step {
+struct CpuProgram::Step {
   Kind kind;
   const std::string* type = nullptr;  // the op type, for StepProfile
   std::string name;
@@ -36,13 +38,12 @@ struct Executor::Step {
   RopeYarn yarn;
   int64_t long_factors_ctx = 0;  // rope: long factors (input 3) when the context exceeds this
   AttentionParams attn;
-  std::vector<int> release;  // slots whose last use is this step
   std::vector<int> outs;     // every output slot (outs[0] == out)
   int act = 0;               // norm_linear: 0 none, 1 swiglu, 2 geglu
   MoeParams moe;             // moe_ffn
 };
 
-Executor::~Executor() = default;
+CpuProgram::~CpuProgram() = default;
 
 namespace {
 
@@ -89,15 +90,18 @@ void GatedRows(ThreadPool* pool, void (*act)(const float*, const float*, int64_t
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, const WeightSet& weights) {
+bool CpuProgram::Supports(const std::string& op_type) { return Kinds().count(op_type) > 0; }
+
+absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& g, const runtime::WeightSet& weights) {
   auto order = ir::Validate(g);
   if (!order.ok()) return order.status();
-  std::unique_ptr<Executor> ex(new Executor());
+  std::unique_ptr<CpuProgram> ex(new CpuProgram());
+  ex->graph_ = g;
   std::map<std::string, int> slot;
   for (const auto& t : g.tensors) {
     slot[t.name] = static_cast<int>(ex->shapes_.size());
     ex->shapes_.push_back(t.shape);
-    const BoundWeight* w = nullptr;
+    const runtime::BoundWeight* w = nullptr;
     if (t.weight) {
       w = weights.Find(t.name);
       if (!w) return absl::FailedPreconditionError(StrCat("weight ", t.name, " is not bound"));
@@ -119,7 +123,6 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
   ex->logits_slot_ = *logits;
   ex->out_cols_ = ex->shapes_[*logits].back();
 
-  std::vector<int> last_use(ex->shapes_.size(), -1);
   for (size_t oi : *order) {
     const ir::Op& op = g.ops[oi];
     auto kit = Kinds().find(op.type);
@@ -187,126 +190,102 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& g, c
         auto& kl = ex->kv_layers_[s.attn.layer];
         if (kl.n_head_kv && (kl.n_head_kv != k[1] || kl.head_dim_k != k[2] || kl.head_dim_v != v[2]))
           return absl::InvalidArgumentError(StrCat("attention layer ", s.attn.layer, " is used with two shapes"));
-        kl = KvLayerShape{k[1], k[2], v[2]};
+        kl = runtime::KvLayerShape{k[1], k[2], v[2]};
         break;
       }
       default: break;
     }
-    for (int in : s.in)
-      if (in >= 0) last_use[in] = static_cast<int>(ex->steps_.size());
     ex->steps_.push_back(std::move(s));
   }
-  for (size_t sl = 0; sl < last_use.size(); ++sl)
-    if (last_use[sl] >= 0 && !ex->weight_[sl] && static_cast<int>(sl) != ex->logits_slot_)
-      ex->steps_[last_use[sl]].release.push_back(static_cast<int>(sl));
   for (const auto& kl : ex->kv_layers_)
     if (!kl.n_head_kv) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
   return ex;
 }
 
-namespace {
-using Buf = std::shared_ptr<std::vector<float>>;
-
-// Activation buffers recycled across steps and calls on this thread: once warm, a
-// token allocates and zero-fills nothing (every op writes each element it produces).
-// Thread-local because sessions on different threads share one Executor. The pool
-// keeps every buffer's shared_ptr and hands out copies; one only the pool holds is
-// idle. (A deleter that returned the vector to the pool still allocated the vector
-// object and its control block on every Acquire: ~700 allocations per Gemma 3 token.)
-class BufferPool {
+// The session's activation arena: slot -> byte offset, from the memory plan at the
+// capacity (tokens, rows); scratch[step] is a norm_linear step's own scratch.
+class CpuProgram::Arena final : public Workspace {
  public:
-  // The smallest idle buffer that holds n floats, else the largest idle one grown to
-  // n once the pool is full, else a new one.
-  Buf Acquire(int64_t n) {
-    const size_t need = static_cast<size_t>(n);
-    Buf* fit = nullptr;
-    Buf* largest = nullptr;
-    for (Buf& b : bufs_) {
-      if (b.use_count() != 1) continue;
-      if (b->capacity() >= need && (fit == nullptr || b->capacity() < (*fit)->capacity())) fit = &b;
-      if (largest == nullptr || b->capacity() > (*largest)->capacity()) largest = &b;
-    }
-    Buf* pick = fit != nullptr ? fit : bufs_.size() >= kMaxBuffers ? largest : nullptr;
-    if (pick == nullptr) {
-      bufs_.push_back(std::make_shared<std::vector<float>>());
-      pick = &bufs_.back();
-    }
-    (*pick)->resize(need);
-    return *pick;
-  }
-
- private:
-  static constexpr size_t kMaxBuffers = 64;
-  std::vector<Buf> bufs_;
+  int64_t tokens = 0, rows = 0;
+  std::unique_ptr<DeviceBuffer> memory;
+  std::vector<uint64_t> offset;   // per slot, activations only
+  std::vector<uint64_t> scratch;  // per step
+  float* At(uint64_t off) const { return reinterpret_cast<float*>(static_cast<uint8_t*>(memory->host()) + off); }
 };
 
-BufferPool& ThreadBuffers() {
-  thread_local BufferPool pool;
-  return pool;
+std::unique_ptr<Workspace> CpuProgram::NewWorkspace() const { return std::make_unique<Arena>(); }
+
+absl::Status CpuProgram::Reserve(Arena& arena, int64_t T, int64_t R) const {
+  if (arena.memory && T <= arena.tokens && R <= arena.rows) return absl::OkStatus();
+  const int64_t tokens = std::max(T, arena.tokens), rows = std::max(R, arena.rows);
+  auto plan = planner::PlanMemory(graph_, tokens, rows);
+  if (!plan.ok()) return plan.status();
+  std::map<std::string, uint64_t> at;
+  for (const auto& b : plan->buffers) at[b.tensor] = b.offset;
+  std::vector<uint64_t> offset(shapes_.size(), 0), scratch(steps_.size(), 0);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
+    if (s.kind == Kind::kReshape) {
+      offset[s.out] = offset[s.in[0]];
+      continue;
+    }
+    for (size_t k = 0; k < s.outs.size(); ++k) {
+      auto it = at.find(graph_.tensors[s.outs[k]].name);
+      if (it == at.end())
+        return absl::InternalError(StrCat("memory plan lacks ", graph_.tensors[s.outs[k]].name));
+      offset[s.outs[k]] = it->second;
+    }
+    if (s.kind == Kind::kNormLinear) {
+      auto it = at.find(s.name + ":scratch");
+      if (it == at.end()) return absl::InternalError(StrCat("memory plan lacks the scratch of ", s.name));
+      scratch[i] = it->second;
+    }
+  }
+  auto memory = HostBuffer::Allocate(plan->arena_bytes);
+  if (!memory.ok()) return memory.status();
+  arena.memory = *std::move(memory);
+  arena.offset = std::move(offset);
+  arena.scratch = std::move(scratch);
+  arena.tokens = tokens;
+  arena.rows = rows;
+  return absl::OkStatus();
 }
 
-// One Run's step slots (a few hundred shared_ptrs), reused across calls on this
-// thread instead of a vector allocated per token; a nested Run on the same thread
-// gets its own. Every slot is released back to the pool when the Run returns.
-class Slots {
- public:
-  explicit Slots(size_t n) {
-    thread_local std::vector<Buf> scratch;
-    thread_local bool in_use = false;
-    if (!in_use) {
-      in_use = true;
-      in_use_ = &in_use;
-      slots_ = &scratch;
-    }
-    slots_->assign(n, nullptr);
-  }
-  ~Slots() {
-    for (Buf& b : *slots_) b.reset();
-    if (in_use_ != nullptr) *in_use_ = false;
-  }
-  Slots(const Slots&) = delete;
-  Slots& operator=(const Slots&) = delete;
-  Buf& operator[](size_t i) { return (*slots_)[i]; }
-
- private:
-  std::vector<Buf> own_;
-  std::vector<Buf>* slots_ = &own_;
-  bool* in_use_ = nullptr;
-};
-}  // namespace
-
-absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
-                           const std::vector<int64_t>& rows, KvCache& cache, ThreadPool* pool,
-                           std::vector<float>* out, WeightSource* source) const {
-  WeightSourceScope weight_scope(source);  // Linear / EmbedRows read through storage
+absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
+                             const std::vector<int64_t>& rows, runtime::KvCache& cache, const RunContext& ctx,
+                             std::vector<float>* out) const {
+  ThreadPool* const pool = ctx.pool;
+  runtime::WeightSource* const source = ctx.weights;
   const int64_t R = static_cast<int64_t>(rows.size());
   for (int64_t r : rows)
     if (r < 0 || r >= T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", T));
   for (int64_t t = 0; t < T; ++t)
     if (positions[t] < 0 || positions[t] >= cache.n_ctx())
       return absl::OutOfRangeError(StrCat("position ", positions[t], " outside the context of ", cache.n_ctx()));
-  Slots buf(shapes_.size());
+  std::unique_ptr<Workspace> own;
+  Workspace* ws = ctx.workspace;
+  if (ws == nullptr) ws = (own = NewWorkspace()).get();
+  auto* arena = dynamic_cast<Arena*>(ws);
+  if (arena == nullptr) return absl::InvalidArgumentError("CPU program: the workspace is another program's");
+  if (auto st = Reserve(*arena, T, R); !st.ok()) return st;
+  auto A = [&](int sl) { return arena->At(arena->offset[sl]); };
   auto F = [&](int sl) -> const float* {
-    if (!weight_[sl]) return buf[sl]->data();
+    if (!weight_[sl]) return A(sl);
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
   auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
-  StepProfile* profile = StepProfile::Get();
+  runtime::StepProfile* const profile = ctx.profile;
   if (profile) profile->AddRun(T);
-  for (const Step& s : steps_) {
+  for (size_t si = 0; si < steps_.size(); ++si) {
+    const Step& s = steps_[si];
     const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const int64_t n = numel(s.out);
-    if (s.kind == Kind::kReshape) {
-      buf[s.out] = buf[s.in[0]];
-    } else {
-      buf[s.out] = ThreadBuffers().Acquire(n);
-    }
-    float* y = buf[s.out]->data();
+    float* y = A(s.out);  // a reshape's is its input's
     const int64_t cols = shapes_[s.out].empty() ? 1 : shapes_[s.out].back();
     absl::Status st;
     switch (s.kind) {
       case Kind::kEmbed:  // ids are the tokens, or the positions (learned position embeddings)
-        st = EmbedRows(*weight_[s.in[0]], s.in[1] == positions_slot_ ? positions : tokens, T, y);
+        st = EmbedRows(ctx, *weight_[s.in[0]], s.in[1] == positions_slot_ ? positions : tokens, T, y);
         break;
       case Kind::kLayerNorm: {
         const int64_t c = shapes_[s.in[0]].back();
@@ -330,11 +309,11 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       case Kind::kMatMul: {
         const int64_t k = shapes_[s.in[0]].back();
         const StageMatmul one[1] = {{weight_[s.in[1]], y}};
-        if (numel(s.in[0]) == k && CanRunStage(one, 1)) {  // one row: grains balance the threads
+        if (source == nullptr && numel(s.in[0]) == k && CanRunStage(one, 1)) {  // one row: grains balance the threads
           st = StageLinear(one, 1, F(s.in[0]), pool);
           break;
         }
-        st = Linear(*weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y, pool);
+        st = Linear(ctx, *weight_[s.in[1]], F(s.in[0]), numel(s.in[0]) / k, y);
         break;
       }
       case Kind::kAdd:
@@ -377,38 +356,40 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         // so results are bit-identical; the normalized rows and the gate/up pair live
         // only inside this step (see docs/ir.md, "Planner fusions").
         // Decoding one row with resident weights, the stage's matmuls (and the
-        // activation) run as one pool job (runtime/stage_linear.h), same results.
+        // activation) run as one pool job (stage_linear.h), same results.
         const int64_t c = shapes_[s.in[0]].back();
         const int64_t rows_n = numel(s.in[0]) / c;
-        const Buf h = ThreadBuffers().Acquire(rows_n * c);
-        RmsNormRows(pool, F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h->data());
+        // The step's scratch (memory plan): the normalized rows, then `up`, each padded
+        // to the plan's alignment.
+        float* const h = arena->At(arena->scratch[si]);
+        float* const up = h + (rows_n * c * int64_t{sizeof(float)} + planner::kBufferAlign - 1) /
+                                  planner::kBufferAlign * planner::kBufferAlign / int64_t{sizeof(float)};
+        RmsNormRows(pool, F(s.in[0]), F(s.in[1]), rows_n, c, s.f, h);
         if (s.act) {
-          const Buf up = ThreadBuffers().Acquire(n);
-          const StageMatmul pair[2] = {{weight_[s.in[2]], y}, {weight_[s.in[3]], up->data()}};
-          if (rows_n == 1 && CanRunStage(pair, 2)) {
-            st = StageGated(*pair[0].w, *pair[1].w, s.act == 1 ? StageAct::kSwiglu : StageAct::kGeglu, h->data(),
-                            y, up->data(), pool);
+          const StageMatmul pair[2] = {{weight_[s.in[2]], y}, {weight_[s.in[3]], up}};
+          if (source == nullptr && rows_n == 1 && CanRunStage(pair, 2)) {
+            st = StageGated(*pair[0].w, *pair[1].w, s.act == 1 ? StageAct::kSwiglu : StageAct::kGeglu, h, y, up,
+                            pool);
             break;
           }
-          st = Linear(*weight_[s.in[2]], h->data(), rows_n, y, pool);  // gate, written over by the activation
-          if (st.ok()) st = Linear(*weight_[s.in[3]], h->data(), rows_n, up->data(), pool);
+          st = Linear(ctx, *weight_[s.in[2]], h, rows_n, y);  // gate, written over by the activation
+          if (st.ok()) st = Linear(ctx, *weight_[s.in[3]], h, rows_n, up);
           // Element-wise: y may alias gate.
-          if (st.ok()) GatedRows(pool, s.act == 1 ? Swiglu : Geglu, y, up->data(), rows_n, cols, y);
+          if (st.ok()) GatedRows(pool, s.act == 1 ? Swiglu : Geglu, y, up, rows_n, cols, y);
           break;
         }
         constexpr size_t kMaxStage = 8;
         StageMatmul parts[kMaxStage];
         for (size_t k = 0; k < s.outs.size(); ++k) {
-          if (k > 0) buf[s.outs[k]] = ThreadBuffers().Acquire(numel(s.outs[k]));
-          if (k < kMaxStage) parts[k] = {weight_[s.in[2 + k]], buf[s.outs[k]]->data()};
+          if (k < kMaxStage) parts[k] = {weight_[s.in[2 + k]], A(s.outs[k])};
         }
         const int n_parts = static_cast<int>(s.outs.size());
-        if (rows_n == 1 && s.outs.size() <= kMaxStage && CanRunStage(parts, n_parts)) {
-          st = StageLinear(parts, n_parts, h->data(), pool);
+        if (source == nullptr && rows_n == 1 && s.outs.size() <= kMaxStage && CanRunStage(parts, n_parts)) {
+          st = StageLinear(parts, n_parts, h, pool);
           break;
         }
         for (size_t k = 0; k < s.outs.size() && st.ok(); ++k)
-          st = Linear(*weight_[s.in[2 + k]], h->data(), rows_n, buf[s.outs[k]]->data(), pool);
+          st = Linear(ctx, *weight_[s.in[2 + k]], h, rows_n, A(s.outs[k]));
         break;
       }
       case Kind::kMoeFfn: {
@@ -424,7 +405,7 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
         MoeWeights mw{W(1), W(2), W(3), W(4), s.in.size() > 5 && s.in[5] >= 0 ? F(s.in[5]) : nullptr,
                       W(6), W(7), W(8), W(9)};
         if (source && !(mw.up_exps->data && mw.gate_exps->data && mw.down_exps->data)) mw.cache = source->Experts();
-        st = MoeFfn(s.moe, mw, F(s.in[0]), n / cols, y, pool);
+        st = MoeFfn(WithTopK(s.moe, ctx.moe_top_k), mw, F(s.in[0]), n / cols, y, pool);
         break;
       }
       case Kind::kSwiglu:
@@ -455,24 +436,14 @@ absl::Status Executor::Run(const int32_t* tokens, const int32_t* positions, int6
       }
     }
     if (!st.ok()) return absl::Status(st.code(), StrCat("op '", s.name, "': ", std::string(st.message())));
-    for (int sl : s.release) buf[sl].reset();
     if (profile)
       profile->AddStep(*s.type, s.name, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  // A few rows' logits stay with the pool (moved out, a decode step allocated and
-  // zero-filled a vocab-sized buffer every token): a caller's vector that already
-  // holds as many (Session::DecodeInto's, reused every step) is traded for the pool's
-  // buffer, anything else gets a copy; a prefill's all-row logits are moved rather
-  // than held twice.
-  std::vector<float>& logits = *buf[logits_slot_];
-  if (logits.size() > (size_t{4} << 20)) {
-    *out = std::move(logits);
-  } else if (out->capacity() >= logits.size()) {
-    out->swap(logits);  // the pool's Acquire sizes what it gets back
-  } else {
-    out->assign(logits.begin(), logits.end());
-  }
+  // The rows' logits, copied out of the arena into the caller's vector (a decode
+  // step's vector, reused every step, already has the capacity: no allocation).
+  const float* logits = A(logits_slot_);
+  out->assign(logits, logits + numel(logits_slot_));
   return absl::OkStatus();
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

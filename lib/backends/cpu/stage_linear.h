@@ -24,7 +24,9 @@
 #include "kernels/thread_pool.h"
 #include "runtime/weights.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
+
+using runtime::BoundWeight;
 
 // One matrix of a stage and where its output row goes: y [out] = W [out, in] . x [in].
 struct StageMatmul {
@@ -33,7 +35,8 @@ struct StageMatmul {
 };
 
 // True when these matrices can run as one stage on `x`: all resident (read through
-// the mapping or their interleaved copy, not a storage source), 2-D, same `in`.
+// the mapping or their interleaved copy), 2-D, same `in`. A run with a weight source
+// (RunContext::weights) reads them through it instead, never as a stage.
 bool CanRunStage(const StageMatmul* parts, int n_parts);
 
 // y_k = W_k x for every part, as one pool job (pool may be null: inline).
@@ -47,4 +50,4 @@ enum class StageAct { kSwiglu, kGeglu };
 absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct act, const float* x,
                         float* y, float* up_rows, ThreadPool* pool);
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

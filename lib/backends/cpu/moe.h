@@ -27,8 +27,14 @@
 #include "runtime/weights.h"
 
 namespace uaii::runtime {
-
 class ExpertCache;  // runtime/moe_cache.h
+}  // namespace uaii::runtime
+
+namespace uaii::backends::cpu {
+
+using runtime::BoundWeight;
+using runtime::ExpertCache;
+
 
 enum class MoeGating { kSoftmax, kSigmoid };
 
@@ -79,23 +85,13 @@ absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
                         const std::vector<const BoundWeight*>& weights, MoeParams* p);
 
 // Fewer experts per token than the file says, an explicit approximation
-// (SessionOptions::moe_top_k, `--moe-top-k`): while a scope is alive on this thread,
-// MoeFfn uses min(k, n_expert_used) experts per token, chosen and renormalised exactly
+// (SessionOptions::moe_top_k, `--moe-top-k`, passed as RunContext::moe_top_k): p with
+// n_expert_used lowered to min(top_k, n_expert_used), chosen and renormalised exactly
 // as with the file's k (llama.cpp with expert_used_count overridden does the same).
-// 0: the file's k, exact. Session::Eval opens one around each forward pass.
-class MoeTopKScope {
- public:
-  explicit MoeTopKScope(int64_t k);
-  ~MoeTopKScope();
-  MoeTopKScope(const MoeTopKScope&) = delete;
-  MoeTopKScope& operator=(const MoeTopKScope&) = delete;
-  static int64_t Current();
-
- private:
-  int64_t prev_;
-};
+// top_k 0: p unchanged, exact.
+MoeParams WithTopK(const MoeParams& p, int64_t top_k);
 
 // y [T, E] = moe_ffn(x [T, E]) as above.
 absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y, ThreadPool* pool);
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 
 // y[r] = x[r] * (1 / sqrtf(mean(x[r]^2) + eps)) [* w]   (ggml_rms_norm, then ggml_mul)
 // x, y: [rows, n]; w: [n] or null. y may alias x.
@@ -64,4 +64,4 @@ void Geglu(const float* gate, const float* up, int64_t n, float* y);   // gelu(g
 void SwigluFused(const float* x, int64_t rows, int64_t n, float* y);
 void Softcap(float* x, int64_t n, float cap);                          // cap * tanhf(x / cap)
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

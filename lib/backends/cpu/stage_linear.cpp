@@ -1,4 +1,4 @@
-#include "runtime/stage_linear.h"
+#include "backends/cpu/stage_linear.h"
 
 #include <algorithm>
 #include <atomic>
@@ -10,10 +10,9 @@
 #include "absl/status/statusor.h"
 #include "kernels/interleave.h"
 #include "kernels/matmul.h"
-#include "runtime/cpu_ops.h"
-#include "runtime/weight_source.h"
+#include "backends/cpu/cpu_ops.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 namespace {
 
 constexpr int64_t kGroupRows = kernels::kInterleaveRows;  // grains cut at whole 16-row groups
@@ -195,7 +194,7 @@ absl::Status RunGrains(const RowSpace& space, int64_t grain_bytes, ThreadPool* p
 }  // namespace
 
 bool CanRunStage(const StageMatmul* parts, int n_parts) {
-  if (WeightSourceScope::Current() != nullptr || n_parts <= 0) return false;
+  if (n_parts <= 0) return false;
   for (int k = 0; k < n_parts; ++k) {
     const BoundWeight* w = parts[k].w;
     if (w == nullptr || parts[k].y == nullptr || w->shape.size() != 2 || w->row_bytes == 0 ||
@@ -246,4 +245,4 @@ absl::Status StageGated(const BoundWeight& gate, const BoundWeight& up, StageAct
   });
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

@@ -20,7 +20,10 @@
 #include "kernels/thread_pool.h"
 #include "runtime/kv_cache.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
+
+using runtime::KvCache;
+using runtime::KvLayerShape;
 
 struct AttentionParams {
   int layer = 0;
@@ -33,4 +36,4 @@ struct AttentionParams {
 void Attention(KvCache& cache, const AttentionParams& p, const float* q, const float* k, const float* v,
                const int32_t* pos, int64_t T, float* out, ThreadPool* pool);
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

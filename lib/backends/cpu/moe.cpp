@@ -1,4 +1,4 @@
-#include "runtime/moe.h"
+#include "backends/cpu/moe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 #include <numeric>
 
 #include "kernels/matmul.h"
-#include "runtime/cpu_ops.h"
-#include "runtime/linear.h"
+#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/linear.h"
 #include "runtime/moe_cache.h"
 #include "util/str_cat.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 // Expert and shared-expert matmuls on resident bytes (bank slices, cache slices).
 constexpr auto Mm = ResidentLinear;
 
@@ -105,8 +105,6 @@ void MoeRoute(const MoeParams& p, const float* probs, const float* bias, int64_t
 }
 
 namespace {
-thread_local int64_t g_moe_top_k = 0;
-
 // Decode-step prefetch: the next MoE layer's router applied to this layer's input
 // (the residual stream changes little from one layer to the next) predicts its top-k
 // experts; their slices are read in the background while this layer and the next
@@ -135,14 +133,14 @@ void PrefetchNextLayer(const MoeParams& p, const MoeWeights& w, const float* x) 
 }
 }  // namespace
 
-MoeTopKScope::MoeTopKScope(int64_t k) : prev_(g_moe_top_k) { g_moe_top_k = k; }
-MoeTopKScope::~MoeTopKScope() { g_moe_top_k = prev_; }
-int64_t MoeTopKScope::Current() { return g_moe_top_k; }
+MoeParams WithTopK(const MoeParams& p, int64_t top_k) {
+  MoeParams q = p;
+  if (top_k > 0) q.n_expert_used = std::min(q.n_expert_used, top_k);  // lowers k, never raises it
+  return q;
+}
 
-absl::Status MoeFfn(const MoeParams& params, const MoeWeights& w, const float* x, int64_t T, float* y,
+absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y,
                     ThreadPool* pool) {
-  MoeParams p = params;  // an explicit --moe-top-k may lower k (never raise it)
-  if (MoeTopKScope::Current() > 0) p.n_expert_used = std::min(p.n_expert_used, MoeTopKScope::Current());
   const int64_t n = p.n_expert, k = p.n_expert_used;
   if (!w.cache && !(w.up_exps->data && w.gate_exps->data && w.down_exps->data))
     return absl::FailedPreconditionError("moe: expert banks are neither resident nor served by an expert cache");
@@ -257,4 +255,4 @@ absl::Status MoeFfn(const MoeParams& params, const MoeWeights& w, const float* x
   return absl::OkStatus();
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu

@@ -1,4 +1,4 @@
-#include "runtime/attention.h"
+#include "backends/cpu/attention.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,9 +12,9 @@
 #include "formats/fp16.h"
 #include "kernels/dot_f16_queries.h"
 #include "kernels/quantize_act.h"
-#include "runtime/cpu_ops.h"
+#include "backends/cpu/cpu_ops.h"
 
-namespace uaii::runtime {
+namespace uaii::backends::cpu {
 namespace {
 
 // Skipping the cell blocks a sliding window hides keeps the F16 dots' lanes (kv_cache.h).
@@ -35,7 +35,7 @@ inline float Score(float dot, const AttentionParams& p) {
 
 // Runs fn over [0, n) in `grain`-long ranges on the pool; inline without a pool. The
 // ranges are dealt out as one run of consecutive ranges per thread, each claimed from
-// that run's counter, as a stage's grains are (runtime/stage_linear.cpp): a thread
+// that run's counter, as a stage's grains are (backends/cpu/stage_linear.cpp): a thread
 // reads its own contiguous part of the cache, which its `prologue(run, runs)` (called
 // once per run, before that run's ranges, on the thread that takes the run) may
 // bring into its core's caches. A thread that has finished its run claims the rest
@@ -348,4 +348,4 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   RunClaimed(pool, tasks, std::max<int64_t>(1, tasks / (8 * (pool ? pool->num_threads() : 1))), run);
 }
 
-}  // namespace uaii::runtime
+}  // namespace uaii::backends::cpu
