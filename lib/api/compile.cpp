@@ -7,13 +7,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "formats/gguf_file.h"
 #include "ir/serialize.h"
-#include "models/families.h"
-#include "models/spec.h"
-#include "planner/content_hash.h"
 #include "planner/pipeline.h"
 #include "planner/plan_cache.h"
+#include "runtime/assemble.h"
 #include "uaii/json_writer.h"
 #include "uaii/str_cat.h"
 
@@ -22,26 +19,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The graph of a GGUF file, exactly as Model::Load builds it (so both share plan cache
-// entries); `run_meta` gets what a graph file needs to run on its own.
+// The graph of a GGUF file, read as Model::Load reads it (runtime::ReadGgufModel, so
+// both share plan cache entries); `run_meta` gets what a graph file needs to run on
+// its own.
 absl::StatusOr<ir::Graph> GraphOfGguf(const std::string& path, std::string* content_hash,
                                       std::vector<std::pair<std::string, std::string>>* run_meta) {
-  auto file = gguf::File::Open(path);
-  if (!file.ok()) return file.status();
-  auto spec = models::SpecFromGguf(**file);
-  if (!spec.ok()) return spec.status();
-  auto g = models::BuildGraph(*spec);
-  if (!g.ok()) return g.status();
-  *content_hash = planner::GgufContentHash(**file);
+  auto read = runtime::ReadGgufModel(path);
+  if (!read.ok()) return read.status();
+  *content_hash = read->plan_identity;
   auto* m = run_meta;
   m->emplace_back("tokenizer.gguf", path);
-  m->emplace_back("context_length", StrCat(spec->n_ctx_train));
-  m->emplace_back("n_embd", StrCat(spec->n_embd));
-  m->emplace_back("n_layer", StrCat(spec->n_layer));
-  if ((*file)->Find("general.name"))
-    if (auto n = (*file)->GetString("general.name"); n.ok()) m->emplace_back("name", std::string(*n));
+  m->emplace_back("context_length", StrCat(read->spec.n_ctx_train));
+  m->emplace_back("n_embd", StrCat(read->spec.n_embd));
+  m->emplace_back("n_layer", StrCat(read->spec.n_layer));
+  if (!read->name.empty()) m->emplace_back("name", read->name);
   m->emplace_back("source.content_hash", *content_hash);
-  return g;
+  return std::move(read->graph);
 }
 
 // Rewrites file paths (weights, tokenizer) relative to `out_dir`, or absolute.

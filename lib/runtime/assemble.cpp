@@ -1,10 +1,29 @@
 #include "runtime/assemble.h"
 
 #include "backends/registry.h"
+#include "models/families.h"
+#include "planner/content_hash.h"
 #include "planner/plan_cache.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
+
+absl::StatusOr<GgufModel> ReadGgufModel(const std::string& path) {
+  auto file = gguf::File::Open(path);
+  if (!file.ok()) return file.status();
+  GgufModel m;
+  m.file = std::shared_ptr<const gguf::File>(std::move(*file));
+  auto spec = models::SpecFromGguf(*m.file);
+  if (!spec.ok()) return spec.status();
+  m.spec = std::move(*spec);
+  auto graph = models::BuildGraph(m.spec);
+  if (!graph.ok()) return graph.status();
+  m.graph = std::move(*graph);
+  m.plan_identity = planner::GgufContentHash(*m.file);
+  if (m.file->Find("general.name"))
+    if (auto n = m.file->GetString("general.name"); n.ok()) m.name = std::string(*n);
+  return m;
+}
 
 absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<ModelInternals::Impl> impl) {
   auto prefixed = [&](const absl::Status& st) {

@@ -23,6 +23,18 @@ struct ModelSource {
   std::string vocabulary_origin;  // named when the vocabulary has no end-of-generation token
 };
 
+// A GGUF file read into its model description and unplanned graph: the first half of
+// Model::Load, shared with `uaii compile` (CompileModel) so both plan the same graph
+// under the same plan cache identity.
+struct GgufModel {
+  std::shared_ptr<const gguf::File> file;
+  models::ModelSpec spec;
+  ir::Graph graph;
+  std::string plan_identity;  // planner::GgufContentHash
+  std::string name;           // general.name, "" when absent
+};
+absl::StatusOr<GgufModel> ReadGgufModel(const std::string& path);
+
 // Runs the assembly into `impl` (which already holds the source's spec and whatever
 // must stay alive: the GGUF file, the HF model) and fills impl->info from the spec.
 absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<ModelInternals::Impl> impl);

@@ -2,8 +2,6 @@
 
 #include "ir/serialize.h"
 #include "loaders/hf_loader.h"
-#include "models/families.h"
-#include "planner/content_hash.h"
 #include "runtime/assemble.h"
 #include "runtime/graph_model.h"
 #include "runtime/model_impl.h"
@@ -23,22 +21,17 @@ absl::StatusOr<std::string> Model::GraphJson() const { return ir::ToJson(impl_->
 absl::StatusOr<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
   if (ir::IsGraphPath(path)) return runtime::LoadGraphModel(path);  // .uaii / .uaii.json (graph_model.h)
   if (hf::IsHfDirectory(path)) return runtime::LoadHfDirectory(path);
+  auto read = runtime::ReadGgufModel(path);
+  if (!read.ok()) return read.status();
+  std::shared_ptr<const gguf::File> gguf_file = read->file;
   auto impl = std::make_unique<Impl>();
-  auto file = gguf::File::Open(path);
-  if (!file.ok()) return file.status();
-  std::shared_ptr<const gguf::File> gguf_file(std::move(*file));
   impl->file = gguf_file;
-  auto spec = models::SpecFromGguf(*gguf_file);
-  if (!spec.ok()) return spec.status();
-  impl->spec = std::move(*spec);
-  auto graph = models::BuildGraph(impl->spec);
-  if (!graph.ok()) return graph.status();
-  if (gguf_file->Find("general.name"))
-    if (auto n = gguf_file->GetString("general.name"); n.ok()) impl->info.name = std::string(*n);
+  impl->spec = std::move(read->spec);
+  impl->info.name = read->name;
   runtime::ModelSource source;
   source.path = path;
-  source.graph = std::move(*graph);
-  source.plan_identity = planner::GgufContentHash(*gguf_file);
+  source.graph = std::move(read->graph);
+  source.plan_identity = read->plan_identity;
   source.bind = [&](ir::Graph& planned) { return runtime::WeightSet::Bind(planned, {{path, gguf_file}}); };
   source.tokenizer = [&] { return TokenizerFromGguf(*gguf_file); };
   source.vocabulary_origin = path;
