@@ -14,13 +14,19 @@ for a in "$@"; do
 done
 BUILD_DIR=${UAII_BUILD_DIR:-build}
 
-# 1. Build dependencies, from Debian's packages.
+# 1. Build dependencies, from Debian's packages (docs/building.md: which option each serves;
+#    the core library's are required, the others turn their piece on).
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config ccache git time
-  libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
-  libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
-  libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev zlib1g-dev
-  default-jdk-headless kotlin junit4
+  # toolchain and the tools the scripts and tests run
+  build-essential cmake ninja-build pkg-config ccache git time sentencepiece
+  # the core library
+  libabsl-dev libsimdjson-dev libflatbuffers-dev flatbuffers-compiler libcurl4-openssl-dev libssl-dev
+  libsentencepiece-dev libicu-dev
+  # optional pieces: tests (UAII_BUILD_TESTS), io_uring (UAII_IO_URING), line editing
+  # (UAII_LIBEDIT), the oneDNN benchmark (UAII_ONEDNN), the Kotlin SDK (UAII_BUILD_KOTLIN)
+  catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4
+  # the Python SDK (bindings/python, built by pip below)
+  pybind11-dev
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
