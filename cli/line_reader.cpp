@@ -50,6 +50,7 @@ std::optional<std::string> LineReader::Read(const char* prompt) {
   // Ctrl-C at the prompt fails the read with EINTR: an empty line, and reading goes on.
   if (tty_ && interrupted_.exchange(false)) {
     std::cin.clear();
+    std::clearerr(stdin);
     std::printf("\n");
     return std::string();
   }

@@ -8,7 +8,8 @@
 #      no benchmark is built;
 #   3. its ctest passes (moe_cache_io_test checks that the expert cache reads with
 #      pread), and `uaii generate --json` on a MoE fixture under a budget reports
-#      expert reads through pread, with the unbudgeted run's tokens.
+#      expert reads through pread, with the unbudgeted run's tokens; `uaii chat` on a
+#      pseudo-terminal works with the plain line reader (test_chat_cli.py -k terminal).
 #   bash scripts/test_build_options.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -68,4 +69,8 @@ assert got["tokens"] == ref["tokens"], (got["tokens"], ref["tokens"])
 print(f"test_build_options: expert reads through pread ({ec['misses']} misses, {ec['bytes_read']} bytes), "
       "the unbudgeted run's tokens")
 EOF
+# `uaii chat` on a terminal without libedit: the plain line reader (cli/line_reader.h)
+# shows the prompt, keeps the conversation across turns and Ctrl-C stops a reply.
+UAII_BUILD_DIR="$DIR" python3 -m pytest tests/python/test_chat_cli.py -k terminal -q -p no:cacheprovider \
+  || fail "uaii chat on a terminal without libedit"
 echo "test_build_options: ok"
