@@ -45,8 +45,10 @@ python3 -m pip install -q --disable-pip-version-check -r requirements/test.txt
 # 3. Build (Release, warnings on), cached by ccache across runs and across clones
 #    (CI builds a fresh clone each time: paths are hashed relative to the checkout).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+#    The configure prints only its "uaii:" lines: which optional pieces are on, and why
+#    one is off (docs/building.md).
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache | { grep -- '^-- uaii:' || true; }
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 # 3b. The Python SDK (bindings/python), linking the libuaii.so just built (not a second engine build).
 UAII_PREBUILT_DIR="$BUILD_DIR" CMAKE_CXX_COMPILER_LAUNCHER=ccache python3 -m pip install -q --disable-pip-version-check \
