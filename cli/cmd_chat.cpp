@@ -10,7 +10,7 @@
 // tokens after the common prefix are evaluated (`cached_tokens` reports the reuse).
 // The reply streams through ChatOutputParser into Text / Thinking / ToolCall / Error
 // blocks; the syntax (reasoning markers, tool-call markup) is detected from the
-// template and the vocabulary (ChatEngine does both). Interactive: libedit line editing and history,
+// template and the vocabulary (ChatEngine does both). Interactive: line editing and history (libedit, cli/line_reader.h),
 // /reset, /exit, Ctrl-C stops the current reply, thinking is shown dimmed.
 // --json prints one document (docs/json/chat.schema.json).
 #include <signal.h>
@@ -26,10 +26,9 @@
 #include <string>
 #include <vector>
 
-#include <editline/readline.h>
-
 #include "args.h"
 #include "commands.h"
+#include "line_reader.h"
 #include "storage_report.h"
 #include "uaii/chat.h"
 #include "uaii/json_writer.h"
@@ -221,32 +220,10 @@ std::string Trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-// Reads a line: libedit on a terminal (editing, history), plain getline otherwise.
-// nullopt at end of input. Ctrl-C at the prompt gives an empty line.
-std::optional<std::string> ReadLine(bool tty) {
-  if (!tty) {
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;
-    return line;
-  }
-  g_interrupted = false;
-  char* raw = readline(">>> ");
-  if (!raw) {
-    if (g_interrupted.exchange(false)) {
-      std::printf("\n");
-      return std::string();
-    }
-    return std::nullopt;
-  }
-  std::string line(raw);
-  std::free(raw);
-  return line;
-}
-
 int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& system, DecodeTimings* decode) {
   const bool tty = isatty(STDIN_FILENO);
   const bool color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-  if (tty) using_history();
+  LineReader reader(tty, g_interrupted);
   std::vector<std::string> messages;
   auto fresh = [&] {
     messages.clear();
@@ -255,11 +232,11 @@ int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& sys
   fresh();
   std::fprintf(stderr, "uaii chat: /reset forgets the conversation, /exit quits, Ctrl-C stops a reply\n");
   while (true) {
-    auto line = ReadLine(tty);
+    auto line = reader.Read(">>> ");
     if (!line) break;
     std::string input = Trim(*line);
     if (input.empty()) continue;
-    if (tty) add_history(input.c_str());
+    reader.Remember(input);
     if (input == "/exit" || input == "/quit") break;
     if (input == "/reset") {
       fresh();

@@ -14,13 +14,19 @@ for a in "$@"; do
 done
 BUILD_DIR=${UAII_BUILD_DIR:-build}
 
-# 1. Build dependencies, from Debian's packages.
+# 1. Build dependencies, from Debian's packages (docs/building.md: which option each serves;
+#    the core library's are required, the others turn their piece on).
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config ccache git time
-  libabsl-dev libsimdjson-dev catch2 pybind11-dev libdnnl-dev
-  libsentencepiece-dev sentencepiece libflatbuffers-dev flatbuffers-compiler
-  libcurl4-openssl-dev libssl-dev libedit-dev liburing-dev libicu-dev zlib1g-dev
-  default-jdk-headless kotlin junit4
+  # toolchain and the tools the scripts and tests run
+  build-essential cmake ninja-build pkg-config ccache git time sentencepiece
+  # the core library
+  libabsl-dev libsimdjson-dev libflatbuffers-dev flatbuffers-compiler libcurl4-openssl-dev libssl-dev
+  libsentencepiece-dev libicu-dev
+  # optional pieces: tests (UAII_BUILD_TESTS), io_uring (UAII_IO_URING), line editing
+  # (UAII_LIBEDIT), the oneDNN benchmark (UAII_ONEDNN), the Kotlin SDK (UAII_BUILD_KOTLIN)
+  catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4
+  # the Python SDK (bindings/python, built by pip below)
+  pybind11-dev
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -39,8 +45,10 @@ python3 -m pip install -q --disable-pip-version-check -r requirements/test.txt
 # 3. Build (Release, warnings on), cached by ccache across runs and across clones
 #    (CI builds a fresh clone each time: paths are hashed relative to the checkout).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+#    The configure prints only its "uaii:" lines: which optional pieces are on, and why
+#    one is off (docs/building.md).
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache | { grep -- '^-- uaii:' || true; }
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 # 3b. The Python SDK (bindings/python), linking the libuaii.so just built (not a second engine build).
 UAII_PREBUILT_DIR="$BUILD_DIR" CMAKE_CXX_COMPILER_LAUNCHER=ccache python3 -m pip install -q --disable-pip-version-check \

@@ -1,7 +1,6 @@
 #include "runtime/moe_cache.h"
 
 #include <fcntl.h>
-#include <liburing.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -15,8 +14,13 @@
 
 #include "util/str_cat.h"
 
+#if UAII_HAVE_LIBURING  // CMake option UAII_IO_URING (lib/storage/CMakeLists.txt)
+#include <liburing.h>
+#endif
+
 namespace uaii::runtime {
 
+#if UAII_HAVE_LIBURING
 struct ExpertCache::Ring {
   io_uring ring{};
   bool ok = false;
@@ -24,6 +28,9 @@ struct ExpertCache::Ring {
     if (ok) io_uring_queue_exit(&ring);
   }
 };
+#else
+struct ExpertCache::Ring {};  // never made: every read is a pread
+#endif
 
 void ExpertCache::PageFree::operator()(uint8_t* p) const {
   if (p != nullptr) ::munmap(p, size);
@@ -38,6 +45,7 @@ void ExpertCache::Entry::Allocate(uint64_t n) {
 
 ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
   stats_.capacity_bytes = capacity_bytes;
+#if UAII_HAVE_LIBURING
   if (!use_io_uring) return;
   auto r = std::make_unique<Ring>();
   r->ok = io_uring_queue_init(kQueueDepth, &r->ring, 0) == 0;
@@ -45,6 +53,9 @@ ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
     ring_ = std::move(r);
     stats_.io_uring = true;
   }
+#else
+  (void)use_io_uring;
+#endif
 }
 
 ExpertCache::~ExpertCache() {
@@ -76,6 +87,7 @@ absl::Status ExpertCache::ReadAll(std::vector<Read>& reads) {
       if (auto st = ReadPread(r); !st.ok()) return st;
     return absl::OkStatus();
   }
+#if UAII_HAVE_LIBURING
   // Up to kQueueDepth reads in flight, queued in file-offset order; a short read is
   // queued again for its remainder (at the front, so order is kept).
   constexpr uint64_t kMaxPiece = uint64_t{1} << 30;  // one SQE's length is 32-bit
@@ -123,6 +135,7 @@ absl::Status ExpertCache::ReadAll(std::vector<Read>& reads) {
     }
     io_uring_cq_advance(&ring_->ring, seen);
   }
+#endif
   return absl::OkStatus();
 }
 

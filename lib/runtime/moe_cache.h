@@ -8,8 +8,9 @@
 // used slices that are not part of the same request. A request larger than the
 // capacity fails closed, naming both sizes. The misses of one Acquire are submitted
 // together to an io_uring (liburing; up to kQueueDepth reads in flight, queued in
-// file-offset order); where io_uring is unavailable (old kernel, seccomp) they are
-// read one after another with pread, in the same order.
+// file-offset order); where io_uring is unavailable (old kernel, seccomp, a build
+// configured without it: CMake option UAII_IO_URING) they are read one after another
+// with pread, in the same order (stats().io_uring says which).
 //
 // Prefetch (optional, off unless enabled): NoteStep records each MoE step's weights
 // (keyed by its bank) and the order steps come in; during a decode step MoeFfn

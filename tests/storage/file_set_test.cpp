@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+#if UAII_HAVE_LIBURING  // the build's UAII_IO_URING (this suite links uaii_io_uring)
+#include <liburing.h>
+#endif
+
 #include "storage/file_set.h"
 
 using namespace uaii::storage;
@@ -357,4 +361,20 @@ TEST_CASE("file set: staging-sized buffers start on a 2 MiB boundary (huge pages
     std::fill(a.data.get(), a.data.get() + bytes, uint8_t{0x5a});  // all of it is ours
     CHECK(a.data.get()[bytes - 1] == 0x5a);
   }
+}
+
+TEST_CASE("file set: io_uring only where the build and the kernel have it, else pread", "[storage][io]") {
+  // Asked of the kernel directly (seccomp or an old kernel refuse); false in a build
+  // without liburing (CMake option UAII_IO_URING off), where every read is a pread.
+#if UAII_HAVE_LIBURING
+  io_uring ring{};
+  const bool kernel = io_uring_queue_init(8, &ring, 0) == 0;
+  if (kernel) io_uring_queue_exit(&ring);
+#else
+  const bool kernel = false;
+#endif
+  CHECK(FileSet().uring() == kernel);
+  FileSetOptions no_uring;
+  no_uring.uring = false;
+  CHECK(!FileSet(no_uring).uring());
 }
