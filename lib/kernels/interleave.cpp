@@ -328,9 +328,9 @@ absl::Status PrepareInterleavedActs(TensorType type, int64_t in, const float* x,
       for (int64_t i = 0; i < nb; ++i) {
         int32_t sum = 0;
         for (int j = 0; j < kQK; ++j) sum += blocks[i].qs[j];
-        // The block's scale widened here once, not by every group's kernel (each
-        // widened it per block: in-cache 1024x2048 GEMV, 1 thread, Q4_0 43-56 ->
-        // 47-59 GB/s, Q5_0 47.5 -> 49.3, Q8_0 unchanged).
+        // The block's scale is widened here once, not per block by every 16-row
+        // group's kernel: the same float, fewer instructions in the hot loop
+        // (docs/performance.md, Kernels: the Q8_0 activation scales).
         a->sums[static_cast<size_t>(2 * (b * nb + i))] = k_off * sum;
         const float d = Fp16ToFp32(blocks[i].d);
         std::memcpy(&a->sums[static_cast<size_t>(2 * (b * nb + i) + 1)], &d, sizeof d);
