@@ -199,6 +199,13 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
   }
   for (const auto& kl : ex->kv_layers_)
     if (!kl.n_head_kv) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
+  // The logits are computed straight into the caller's vector unless the slot is an
+  // alias (a reshape's output shares its input's bytes) or another step reads it.
+  ex->logits_direct_ = true;
+  for (const Step& st : ex->steps_) {
+    if (st.kind == Kind::kReshape && st.out == ex->logits_slot_) ex->logits_direct_ = false;
+    for (int in : st.in) ex->logits_direct_ &= in != ex->logits_slot_;
+  }
   return ex;
 }
 
@@ -268,12 +275,15 @@ absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, in
   auto* arena = dynamic_cast<Arena*>(ws);
   if (arena == nullptr) return absl::InvalidArgumentError("CPU program: the workspace is another program's");
   if (auto st = Reserve(*arena, T, R); !st.ok()) return st;
-  auto A = [&](int sl) { return arena->At(arena->offset[sl]); };
+  auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
+  // A decode step's vector is reused every step, so it already has the size: no
+  // allocation and no copy out of the arena.
+  if (logits_direct_) out->resize(static_cast<size_t>(numel(logits_slot_)));
+  auto A = [&](int sl) { return logits_direct_ && sl == logits_slot_ ? out->data() : arena->At(arena->offset[sl]); };
   auto F = [&](int sl) -> const float* {
     if (!weight_[sl]) return A(sl);
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
-  auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
   runtime::StepProfile* const profile = ctx.profile;
   if (profile) profile->AddRun(T);
   for (size_t si = 0; si < steps_.size(); ++si) {
@@ -439,10 +449,10 @@ absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, in
     if (profile)
       profile->AddStep(*s.type, s.name, T, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  // The rows' logits, copied out of the arena into the caller's vector (a decode
-  // step's vector, reused every step, already has the capacity: no allocation).
-  const float* logits = A(logits_slot_);
-  out->assign(logits, logits + numel(logits_slot_));
+  if (!logits_direct_) {  // an aliased logits slot: copied out of the arena
+    const float* logits = A(logits_slot_);
+    out->assign(logits, logits + numel(logits_slot_));
+  }
   return absl::OkStatus();
 }
 

@@ -44,6 +44,7 @@ class CpuProgram final : public Program {
   std::vector<const runtime::BoundWeight*> weight_;  // per slot, null for activations
   int tokens_slot_ = -1, positions_slot_ = -1, logits_slot_ = -1;
   int64_t out_cols_ = 0;
+  bool logits_direct_ = false;  // the logits slot is the caller's vector (Run), not arena bytes
   std::vector<runtime::KvLayerShape> kv_layers_;
 };
 
