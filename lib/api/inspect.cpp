@@ -8,6 +8,7 @@
 #include "loaders/gguf_summary.h"
 #include "loaders/hf_loader.h"
 #include "loaders/hf_summary.h"
+#include "models/hf_graph.h"
 #include "uaii/str_cat.h"
 
 namespace uaii {
@@ -21,13 +22,26 @@ absl::StatusOr<GgufSummary> Summarize(const std::string& path) {
   return summary;
 }
 
+// What the family reads from config.json; a model_type uaii does not build (or whose
+// reading fails: loading says why) reports the layout with the config's hidden_act.
+hf::FamilyFacts HfFacts(const hf::HfModel& m) {
+  hf::FamilyFacts f;
+  f.activation = m.config.activation;
+  auto r = models::ReadHfFamily(m.config);
+  if (!r.ok()) return f;
+  f.norm_plus_one = r->reading.norm_plus_one;
+  f.activation = r->reading.activation;
+  for (bool s : r->sliding_layers) f.sliding_layers += s;
+  return f;
+}
+
 // hf::PrintSummary writes to a FILE; the report is its text.
 std::string HfText(const hf::HfModel& m) {
   char* buf = nullptr;
   size_t len = 0;
   std::FILE* f = open_memstream(&buf, &len);
   if (f == nullptr) return {};
-  hf::PrintSummary(m, f);
+  hf::PrintSummary(m, HfFacts(m), f);
   std::fclose(f);
   std::string text(buf, len);
   std::free(buf);
@@ -69,7 +83,7 @@ absl::StatusOr<std::string> InspectJson(const std::string& path) {
   if (hf::IsHfDirectory(path)) {
     auto model = hf::LoadHfModel(path);
     if (!model.ok()) return model.status();
-    return hf::SummaryJson(*model);
+    return hf::SummaryJson(*model, HfFacts(*model));
   }
   auto s = Summarize(path);
   if (!s.ok()) return s.status();

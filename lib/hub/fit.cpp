@@ -23,7 +23,7 @@ const Preset* FindPreset(std::string_view name) {
   return nullptr;
 }
 
-FitEstimate EstimateFit(const hf::HfConfig& cfg, const hf::HfArchitecture& arch, uint64_t weight_bytes,
+FitEstimate EstimateFit(const hf::HfConfig& cfg, const std::vector<bool>& sliding_layers, uint64_t weight_bytes,
                         const Preset& preset) {
   FitEstimate f;
   f.weight_bytes = weight_bytes;
@@ -33,7 +33,7 @@ FitEstimate EstimateFit(const hf::HfConfig& cfg, const hf::HfArchitecture& arch,
                                    static_cast<uint64_t>(cfg.head_dim);
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     int64_t w = f.kv_window;
-    const bool sliding = l < static_cast<int64_t>(arch.sliding_layers.size()) && arch.sliding_layers[l];
+    const bool sliding = l < static_cast<int64_t>(sliding_layers.size()) && sliding_layers[l];
     if (sliding && cfg.sliding_window > 0) w = std::min(w, cfg.sliding_window);
     f.kv_bytes += per_token_layer * static_cast<uint64_t>(w);
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "loaders/hf_config.h"
 #include "loaders/hf_model.h"
@@ -23,8 +24,9 @@ struct Preset {
 const Preset* FindPreset(std::string_view name);
 
 // KV bytes = sum over layers of 2 (K, V) * num_key_value_heads * head_dim * 2 bytes *
-// min(window, sliding_window on sliding layers).
-FitEstimate EstimateFit(const hf::HfConfig& cfg, const hf::HfArchitecture& arch, uint64_t weight_bytes,
+// min(window, sliding_window on sliding layers). `sliding_layers` (per layer, as the
+// family reads config.json: models::ReadHfFamily) may be empty: no sliding layers.
+FitEstimate EstimateFit(const hf::HfConfig& cfg, const std::vector<bool>& sliding_layers, uint64_t weight_bytes,
                         const Preset& preset);
 
 }  // namespace uaii::hub

@@ -13,6 +13,7 @@
 #include "loaders/hf_family.h"
 #include "loaders/safetensors_file.h"
 #include "loaders/safetensors_index.h"
+#include "models/hf_graph.h"
 #include "util/str_cat.h"
 
 namespace uaii::hub {
@@ -332,10 +333,9 @@ absl::StatusOr<DryRunReport> DryRun(const PullOptions& opts_in) {
       weight_bytes += widen ? t.bytes() * 4 : t.bytes();
     }
   }
-  hf::HfArchitecture arch;
   auto det = hf::DetectFamily(*cfg, descs);
   if (det.ok()) {
-    arch = det->arch;
+    const hf::HfArchitecture& arch = det->arch;
     rep.family = arch.family;
     rep.variant = arch.variant;
     rep.supported = arch.runnable;
@@ -345,7 +345,11 @@ absl::StatusOr<DryRunReport> DryRun(const PullOptions& opts_in) {
     rep.reason = std::string(det.status().message());
     rep.variant = cfg->model_type;
   }
-  rep.fit = EstimateFit(*cfg, arch, weight_bytes, *preset);
+  // The sliding layers as the family's graph will have them (none when the model_type
+  // is not one uaii builds, or its reading fails: the report then says unsupported).
+  std::vector<bool> sliding;
+  if (auto reading = models::ReadHfFamily(*cfg); reading.ok()) sliding = std::move(reading->sliding_layers);
+  rep.fit = EstimateFit(*cfg, sliding, weight_bytes, *preset);
   return rep;
 }
 

@@ -302,25 +302,29 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
     }
   }
 
-  // Activation: gemma's hidden_activation wins over hidden_act (transformers does the same).
-  if (auto act = Get(obj, {"hidden_activation", "hidden_act", "activation_function"})) {
+  // Activations, each from its own key: hidden_act (activation_function in GPT-2
+  // configs) and hidden_activation (Gemma's). Which one a family's MLP applies is the
+  // family's reading (lib/models).
+  auto read_activation = [&](std::initializer_list<std::string_view> keys, Activation& out,
+                             std::string& name) -> absl::Status {
+    auto act = Get(obj, keys);
+    if (!act) return absl::OkStatus();
     std::string_view s;
     if (act->second.get_string().get(s)) return Bad(origin, act->first, "expected a string");
-    c.activation_name = std::string(s);
-    bool found = false;
+    name = std::string(s);
     for (const auto& a : kActivations)
-      if (a.name == s) c.activation = a.act, found = true;
-    if (!found)
-      return Unsupported(origin, act->first,
-                         StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
-                                "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
-  }
-  // Gemma configs: transformers uses hidden_activation (default gelu_pytorch_tanh) and
-  // ignores the legacy hidden_act ("gelu" in the original gemma-2b/7b configs).
-  if (c.model_type.rfind("gemma", 0) == 0 && !Get(obj, {"hidden_activation"})) {
-    c.activation = Activation::kGeluTanh;
-    c.activation_name = "gelu_pytorch_tanh";
-  }
+      if (a.name == s) {
+        out = a.act;
+        return absl::OkStatus();
+      }
+    return Unsupported(origin, act->first,
+                       StrCat("unsupported activation \"", s, "\" (supported: silu, swish, gelu, gelu_new, ",
+                              "gelu_pytorch_tanh, gelu_fast, gelu_python, relu)"));
+  };
+  UAII_TRY(read_activation({"hidden_act", "activation_function"}, c.activation, c.activation_name));
+  Activation hidden_activation = Activation::kSilu;
+  UAII_TRY(read_activation({"hidden_activation"}, hidden_activation, c.hidden_activation_name));
+  if (!c.hidden_activation_name.empty()) c.hidden_activation = hidden_activation;
   // ALiBi positions (BLOOM, MPT, Falcon-alibi) are not implemented.
   if (auto pe = Get(obj, {"position_embedding_type"})) {
     std::string_view s;

@@ -55,8 +55,10 @@ struct HfConfig {
   bool norm_eps_given = false;
   double rope_theta = 10000.0;         // rotary_emb_base
   double partial_rotary_factor = 1.0;  // phi3 family (Phi-3.5 / Phi-4-mini): rotary on a prefix of head_dim
-  Activation activation = Activation::kSilu;
+  Activation activation = Activation::kSilu;  // hidden_act / activation_function
   std::string activation_name;         // as written
+  std::optional<Activation> hidden_activation;  // hidden_activation (Gemma's key), when given
+  std::string hidden_activation_name;
   bool tie_word_embeddings = true;     // transformers' default
   bool tie_word_embeddings_given = false;
   bool attention_bias = false;

@@ -201,32 +201,6 @@ bool IsGpt2(std::string_view name) {
   return SplitLayer(name, "h.", layer, rest) && StartsWith(rest, "attn.c_attn.");
 }
 
-// Per-layer sliding-window flags, as transformers decides them for each variant.
-std::vector<bool> SlidingLayers(const HfConfig& c) {
-  const int64_t n = c.num_hidden_layers;
-  std::vector<bool> s(n, false);
-  if (!c.layer_types.empty()) {
-    for (int64_t i = 0; i < n && i < static_cast<int64_t>(c.layer_types.size()); ++i)
-      s[i] = c.layer_types[i] == "sliding_attention";
-    return s;
-  }
-  if (c.sliding_window <= 0) return s;
-  const std::string& t = c.model_type;
-  if (t == "gemma2") {
-    for (int64_t i = 0; i < n; ++i) s[i] = i % 2 == 0;
-  } else if (StartsWith(t, "gemma3")) {
-    const int64_t p = c.sliding_window_pattern > 0 ? c.sliding_window_pattern : 6;
-    for (int64_t i = 0; i < n; ++i) s[i] = (i + 1) % p != 0;
-  } else if (StartsWith(t, "qwen2") || StartsWith(t, "qwen3")) {
-    if (c.use_sliding_window)
-      for (int64_t i = 0; i < n; ++i) s[i] = i >= c.max_window_layers;
-  } else {
-    // Mistral / Mixtral / Phi-3 apply the window on every layer when it is set.
-    for (int64_t i = 0; i < n; ++i) s[i] = true;
-  }
-  return s;
-}
-
 struct ShapeCheck {
   const HfConfig& c;
   const HfArchitecture& a;
@@ -364,13 +338,10 @@ absl::StatusOr<Detection> FinishLayout(const HfConfig& c, const std::vector<Tens
   a.o_bias = h0.count("attn_output.bias");
   a.ffn_bias = h0.count("ffn_down.bias");
   a.qk_norm = h0.count("attn_q_norm") && h0.count("attn_k_norm");
-  a.norm = gpt2 ? NormKind::kLayerNorm : StartsWith(c.model_type, "gemma") ? NormKind::kRmsPlusOne : NormKind::kRms;
-  a.embed_scale_sqrt = StartsWith(c.model_type, "gemma");
+  a.norm = gpt2 ? NormKind::kLayerNorm : NormKind::kRms;
   a.learned_positions = gpt2;
   a.rope = !gpt2;
   a.rotary_dims = gpt2 ? 0 : c.RotaryDims();
-  a.sliding_layers = SlidingLayers(c);
-  a.attention_scale = 1.0 / std::sqrt(c.query_pre_attn_scalar > 0 ? c.query_pre_attn_scalar : static_cast<double>(c.head_dim));
 
   // Shapes against config.json.
   ShapeCheck sc{c, a};

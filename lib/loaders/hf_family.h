@@ -1,6 +1,7 @@
-// Family detection for Hugging Face checkpoints from the weight names (not from a list
-// of class names): a layout table per family maps each tensor to a GGUF-style role.
-// config.json model_type only picks sub-variants inside a family (gemma norms, ...).
+// Layout detection for Hugging Face checkpoints from the weight names (not from a list
+// of class names): a layout table per weight layout maps each tensor to a GGUF-style
+// role. No family math is decided here: config.json's model_type picks the family's
+// graph and its own reading of config.json in lib/models (families.h).
 // Known non-decoder or unsupported layouts are denied with a named reason; quantized
 // checkpoints are rejected with the advice to convert.
 #pragma once

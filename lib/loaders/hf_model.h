@@ -36,14 +36,15 @@ enum class FfnKind {
                 // (TensorRef::expert), optional shared expert (*_shexp, ffn_gate_inp_shexp)
 };
 
+// What the layout says of the norms. How a family's RMSNorm applies its weight (Gemma's
+// are offsets: 1 + w) is the family's reading of config.json (lib/models/families.h).
 enum class NormKind {
-  kRms,        // x / rms(x) * w
-  kRmsPlusOne, // x / rms(x) * (1 + w)   (gemma, gemma2, gemma3: weights stored as offsets)
+  kRms,        // RMSNorm weights (model.norm, input_layernorm, ...)
   kLayerNorm,  // (x - mean) / std * w + b (GPT-2)
 };
 
-// The family and what its variant adds. `family` is decided from weight names; the
-// fields below from the weights present plus config.json model_type.
+// The weight layout and what its variant adds, all decided from the weight names and
+// shapes (config.json's model_type picks the family's graph: lib/models/families.h).
 struct HfArchitecture {
   std::string family;   // "llama" (Llama/Mistral/Qwen/Gemma/Phi/Baichuan/Mixtral/Qwen-MoE), "gpt2", "gpt_oss"
   std::string variant;  // config.json model_type ("llama", "qwen3", "gemma3_text", "phi3", ...)
@@ -56,15 +57,12 @@ struct HfArchitecture {
   bool qk_norm = false;         // attn_q_norm / attn_k_norm, per head over head_dim (qwen3, gemma3)
   bool sandwich_norms = false;  // gemma2/3: attn_post_norm after attention, ffn_norm before and
                                 // ffn_post_norm after the FFN (post_attention_layernorm is then a post-norm)
-  bool embed_scale_sqrt = false;  // gemma: embeddings multiplied by sqrt(n_embd)
   bool learned_positions = false; // GPT-2 position_embd [n_positions, E]; no RoPE
   bool rope = true;
   int64_t rotary_dims = 0;      // leading dims of each head that rotate (partial rotary)
   // RoPE on HF weights is the "rotate_half" (NeoX) pairing: dim i pairs with i + rotary_dims/2.
   // (GGUF llama converts q/k weights to the interleaved pairing; HF weights are not permuted.)
   bool tied_embeddings = false;   // no lm_head weight: the output projection is token_embd
-  std::vector<bool> sliding_layers;  // per layer: sliding-window attention (config.sliding_window)
-  double attention_scale = 0;     // softmax scale: head_dim^-0.5, or query_pre_attn_scalar^-0.5
   int64_t n_ff = 0;               // intermediate size (GPT-2: n_inner or 4 * n_embd)
   bool runnable = true;           // false: inspect may describe it, generate must refuse
   std::string not_runnable_reason;

@@ -26,10 +26,9 @@ std::string_view FfnName(FfnKind f) {
   }
   return "?";
 }
-std::string_view NormName(NormKind n) {
+std::string_view NormName(NormKind n, const FamilyFacts& f) {
   switch (n) {
-    case NormKind::kRms: return "rms";
-    case NormKind::kRmsPlusOne: return "rms_plus_one";
+    case NormKind::kRms: return f.norm_plus_one ? "rms_plus_one" : "rms";
     case NormKind::kLayerNorm: return "layer_norm";
   }
   return "?";
@@ -57,7 +56,7 @@ uint64_t FileBytes(const HfModel& m) {
 }
 
 // Typed hyper-parameters, one JSON scalar each, in a fixed order.
-void Hyper(JsonWriter& w, const HfModel& m) {
+void Hyper(JsonWriter& w, const HfModel& m, const FamilyFacts& f) {
   const HfConfig& c = m.config;
   w.Key("vocab_size").Int(c.vocab_size);
   w.Key("hidden_size").Int(c.hidden_size);
@@ -68,7 +67,7 @@ void Hyper(JsonWriter& w, const HfModel& m) {
   w.Key("intermediate_size").Int(m.arch.n_ff);
   w.Key("max_position_embeddings").Int(c.max_position_embeddings);
   w.Key("norm_eps").Double(c.norm_eps);
-  w.Key("hidden_act").String(ActivationName(c.activation));
+  w.Key("hidden_act").String(ActivationName(f.activation));
   if (m.arch.rope) {
     w.Key("rope_theta").Double(c.rope_theta);
     w.Key("rotary_dims").Int(m.arch.rotary_dims);
@@ -88,7 +87,7 @@ void Hyper(JsonWriter& w, const HfModel& m) {
 
 }  // namespace
 
-std::string SummaryJson(const HfModel& m) {
+std::string SummaryJson(const HfModel& m, const FamilyFacts& f) {
   const Totals t = Count(m);
   JsonWriter w(2);
   w.BeginObject();
@@ -105,19 +104,17 @@ std::string SummaryJson(const HfModel& m) {
     w.Key("features").BeginObject();
     w.Key("qkv").String(QkvName(m.arch.qkv));
     w.Key("ffn").String(FfnName(m.arch.ffn));
-    w.Key("norm").String(NormName(m.arch.norm));
+    w.Key("norm").String(NormName(m.arch.norm, f));
     w.Key("qkv_bias").Bool(m.arch.qkv_bias);
     w.Key("qk_norm").Bool(m.arch.qk_norm);
     w.Key("sandwich_norms").Bool(m.arch.sandwich_norms);
     w.Key("learned_positions").Bool(m.arch.learned_positions);
-    int64_t sliding = 0;
-    for (bool s : m.arch.sliding_layers) sliding += s;
-    w.Key("sliding_layers").Int(sliding);
+    w.Key("sliding_layers").Int(f.sliding_layers);
     w.EndObject();
   }
   w.Key("hyperparameters").BeginObject();
   if (m.arch.family != "gpt_oss") {
-    Hyper(w, m);
+    Hyper(w, m, f);
   } else {
     for (const auto& [k, v] : m.config.raw)
       if (!v.empty() && v[0] != '{' && v != "null") w.Key(k).Raw(v);
@@ -172,7 +169,7 @@ std::string SummaryJson(const HfModel& m) {
   return w.str();
 }
 
-void PrintSummary(const HfModel& m, std::FILE* out) {
+void PrintSummary(const HfModel& m, const FamilyFacts& f, std::FILE* out) {
   const Totals t = Count(m);
   std::fprintf(out, "directory:     %s (%llu bytes of weights in %zu file%s)\n", m.dir.c_str(),
                (unsigned long long)FileBytes(m), m.files.size(), m.files.size() == 1 ? "" : "s");
@@ -184,12 +181,12 @@ void PrintSummary(const HfModel& m, std::FILE* out) {
   if (!m.arch.runnable) std::fprintf(out, "runnable:      no: %s\n", m.arch.not_runnable_reason.c_str());
   if (m.arch.family != "gpt_oss") {
     std::fprintf(out, "features:      qkv %s, ffn %s, norm %s%s%s%s\n", std::string(QkvName(m.arch.qkv)).c_str(),
-                 std::string(FfnName(m.arch.ffn)).c_str(), std::string(NormName(m.arch.norm)).c_str(),
+                 std::string(FfnName(m.arch.ffn)).c_str(), std::string(NormName(m.arch.norm, f)).c_str(),
                  m.arch.qkv_bias ? ", qkv bias" : "", m.arch.qk_norm ? ", qk-norm" : "",
                  m.arch.sandwich_norms ? ", sandwich norms" : "");
     JsonWriter w;
     w.BeginObject();
-    Hyper(w, m);
+    Hyper(w, m, f);
     w.EndObject();
     std::fprintf(out, "hyper-parameters: %s\n", w.str().c_str());
   }

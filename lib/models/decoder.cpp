@@ -210,6 +210,10 @@ absl::StatusOr<std::vector<bool>> SwaPattern(const ModelSpec& s, int64_t n_patte
   return out;
 }
 
+void SetSwaPattern(ModelSpec& s, const std::vector<bool>& layers) {
+  s.hparams.SetNumbers("attention.sliding_window_pattern", std::vector<double>(layers.begin(), layers.end()));
+}
+
 absl::StatusOr<ir::Graph> BuildDecoder(const ModelSpec& s, const DecoderConfig& cfg) {
   // llama.cpp's graphs for families without sliding layers ignore a window in the
   // metadata; transformers applies the layers a config names, so a non-GGUF source's

@@ -33,6 +33,9 @@ struct SlidingWindow {
 // layer, or a period n (default `n_pattern`): layer il slides when il % n != 0 with
 // `dense_first`, else when il % n < n - 1; n = 0 makes every layer slide.
 absl::StatusOr<std::vector<bool>> SwaPattern(const ModelSpec& s, int64_t n_pattern, bool dense_first);
+// Writes per-layer flags as attention.sliding_window_pattern's array form (how a
+// family's reading of another source states its sliding layers).
+void SetSwaPattern(ModelSpec& s, const std::vector<bool>& layers);
 
 struct DecoderConfig {
   enum class Norm { kRms, kLayer };          // RMSNorm (rms_eps) or LayerNorm (norm_eps, + bias)

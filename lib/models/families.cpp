@@ -8,24 +8,24 @@ namespace uaii::models {
 namespace {
 
 constexpr Family kFamilies[] = {
-    // arch       builder      what it adds     [HF model_types, HF activation]
+    // arch       builder      what it adds     [HF model_types, HF activation, config.json reading]
     {"llama",   BuildLlama,  "RMSNorm, RoPE norm (+rope_freqs), GQA, SwiGLU, optional Q/K/V/output/FFN biases "
                              "and output.weight (Mistral GGUFs use this architecture too)",
-     "llama mistral mixtral", "silu"},
+     "llama mistral mixtral", "silu", ReadLlamaHf},
     {"gemma3",  BuildGemma3, "sqrt(n_embd) embed scale, QK-norm, post-norms, GeGLU, RoPE neox, sliding layers "
                              "by attention.sliding_window_pattern (default 5 : 1) with rope.freq_base_swa, tied head",
-     "gemma3_text", "gelu_tanh"},
+     "gemma3_text", "gelu_tanh", ReadGemma3Hf},
     {"qwen2",    BuildQwen2,   "RoPE neox, Q/K/V biases (by presence), optional tied head",
-     "qwen2", "silu"},
+     "qwen2", "silu", ReadQwenHf},
     {"qwen3",    BuildQwen3,   "RoPE neox, per-head Q/K RMSNorm",
-     "qwen3", "silu"},
+     "qwen3", "silu", ReadQwenHf},
     {"gemma",    BuildGemma,   "sqrt(n_embd) embed scale, RoPE neox, Q pre-scale, GeGLU, tied head",
-     "gemma", "gelu_tanh"},
+     "gemma", "gelu_tanh", ReadGemmaHf},
     {"gemma2",   BuildGemma2,  "gemma + post-norms, attention and final logit soft-caps, "
                                "sliding layers by attention.sliding_window_pattern (default even layers)",
-     "gemma2", "gelu_tanh"},
+     "gemma2", "gelu_tanh", ReadGemma2Hf},
     {"phi3",     BuildPhi3,    "fused QKV, fused gate|up SwiGLU, RoPE neox with LongRoPE factors, Q pre-scale",
-     "phi3", "silu"},
+     "phi3", "silu", ReadPhi3Hf},
     {"gpt2",     BuildGpt2,    "learned positions, LayerNorm + biases, fused QKV, GELU MLP, no RoPE",
      "gpt2", "gelu_tanh"},
     {"smollm3",  BuildSmolLM3, "llama without RoPE on every 4th layer"},
@@ -33,9 +33,9 @@ constexpr Family kFamilies[] = {
     {"olmo2",    BuildOlmo2,   "post-norms only, whole-projection Q/K RMSNorm, RoPE neox"},
     {"ernie4_5", BuildErnie45, "llama with attention.key_length head size (may exceed n_embd / n_head)"},
     {"qwen2moe", BuildQwen2Moe, "qwen2 + softmax top-k experts (weights not renormalised), shared expert with sigmoid gate",
-     "qwen2_moe", "silu"},
+     "qwen2_moe", "silu", ReadQwenMoeHf},
     {"qwen3moe", BuildQwen3Moe, "qwen3 + softmax top-k experts, renormalised weights",
-     "qwen3_moe", "silu"},
+     "qwen3_moe", "silu", ReadQwenMoeHf},
     {"granitemoe", BuildGraniteMoe, "granite + softmax top-k experts, renormalised weights, optional ungated "
                                     "shared expert (expert_shared_feed_forward_length)"},
 };

@@ -1,15 +1,33 @@
 // The family table: which architectures (GGUF `general.architecture`) uaii builds,
-// and the builder for each. Adding a family = one row here + one builder file.
+// the builder for each and, for families Hugging Face checkpoints map onto, the
+// config.json model_types and the family's own reading of config.json. Adding a family
+// = one row here + one builder file (its GGUF builder and its config.json reading).
 #pragma once
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
+#include "loaders/hf_config.h"
 #include "models/spec.h"
 
 namespace uaii::models {
 
 using BuildFn = absl::StatusOr<ir::Graph> (*)(const ModelSpec&);
+
+// What a family's Hugging Face checkpoints store differently from its GGUF files, as
+// the family's reading of config.json says (HfReadFn).
+struct HfReading {
+  bool norm_plus_one = false;  // RMSNorm weights are offsets: the graph's weight is 1 + w
+  hf::Activation activation = hf::Activation::kSilu;  // what config.json says the MLP applies
+  std::string activation_name;                        // as written, for messages
+};
+
+// A family's own reading of config.json (in the family's file): the keys only it uses
+// go into `s.hparams` under their GGUF names, with transformers' defaults; hf_graph.cpp
+// has already mapped the keys every family shares (dimensions, rope_theta, rope_scaling,
+// sliding_window, experts) and set `r` to the config's hidden_act. It runs before
+// config.json's layer_types, which override its sliding layers.
+using HfReadFn = absl::Status (*)(const hf::HfConfig& c, ModelSpec& s, HfReading& r);
 
 struct Family {
   std::string_view arch;     // GGUF general.architecture
@@ -19,6 +37,7 @@ struct Family {
   // for none), and the hidden_act its graph applies ("silu" or "gelu_tanh").
   std::string_view hf_model_types = "";
   std::string_view hf_activation = "silu";
+  HfReadFn hf_read = nullptr;  // null: the family reads no key of its own
 };
 
 const Family* FindFamily(std::string_view arch);
@@ -47,5 +66,19 @@ absl::StatusOr<ir::Graph> BuildLlamaMoe(const ModelSpec& spec);   // moe_familie
 absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& spec);   // moe_families.cpp
 absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& spec);   // moe_families.cpp
 absl::StatusOr<ir::Graph> BuildGraniteMoe(const ModelSpec& spec); // moe_families.cpp
+
+// granite's scales (embedding_scale, residual_scale, attention.scale and the required
+// logit_scale) into `c` (llama_like.cpp; granitemoe shares them).
+struct DecoderConfig;
+absl::Status ReadGraniteScales(const ModelSpec& s, DecoderConfig& c);
+
+// Their readings of a Hugging Face config.json (same files).
+absl::Status ReadLlamaHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);    // llama.cpp
+absl::Status ReadQwenHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);     // qwen.cpp (qwen2, qwen3)
+absl::Status ReadGemmaHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);    // gemma.cpp
+absl::Status ReadGemma2Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);   // gemma.cpp
+absl::Status ReadGemma3Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);   // gemma.cpp
+absl::Status ReadPhi3Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);     // phi3.cpp
+absl::Status ReadQwenMoeHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r);  // moe_families.cpp
 
 }  // namespace uaii::models

@@ -12,6 +12,14 @@
 //     scale 1; without a window every layer is global.
 // The Q scale is 1/sqrt(head_dim), except 1/sqrt(n_embd/n_head) for the 27B models
 // (gemma2: 46 layers, gemma3: 62), as llama.cpp's f_attention_scale.
+//
+// Hugging Face checkpoints (transformers' Gemma / Gemma2 / Gemma3 text models): RMSNorm
+// weights are offsets (the norm multiplies by 1 + w), the MLP's activation is
+// hidden_activation (default gelu_pytorch_tanh; hidden_act is ignored), the Q scale is
+// query_pre_attn_scalar^-0.5, the soft-caps are attn_logit_softcapping and
+// final_logit_softcapping, gemma3's sliding layers' RoPE base is rope_local_base_freq,
+// and the sliding layers follow the same periods as llama.cpp's defaults (gemma2: even
+// layers; gemma3: sliding_window_pattern, default 6).
 #include <cmath>
 
 #include "models/decoder.h"
@@ -19,6 +27,9 @@
 
 namespace uaii::models {
 namespace {
+
+constexpr int64_t kGemma2SwaPeriod = 2;  // llama.cpp's set_swa_pattern(2): even layers slide
+constexpr int64_t kGemma3SwaPeriod = 6;  // five sliding layers, then one global
 
 absl::StatusOr<DecoderConfig> GemmaCommon(const ModelSpec& s, int64_t layers_27b) {
   DecoderConfig c;
@@ -61,10 +72,15 @@ absl::StatusOr<ir::Graph> BuildGemma2(const ModelSpec& s) {
   if (!common.ok()) return common.status();
   DecoderConfig c = *std::move(common);
   c.post_norms = true;
-  c.attn_softcap = s.attn_logit_softcap > 0 ? s.attn_logit_softcap : 50.0;
-  c.final_softcap = s.final_logit_softcap > 0 ? s.final_logit_softcap : 30.0;
+  auto attn_cap = s.hparams.Float("attn_logit_softcapping", 50.0);
+  if (!attn_cap.ok()) return attn_cap.status();
+  auto final_cap = s.hparams.Float("final_logit_softcapping", 30.0);
+  if (!final_cap.ok()) return final_cap.status();
+  c.attn_softcap = *attn_cap;
+  c.final_softcap = *final_cap;
   const int64_t window = s.sliding_window > 0 ? s.sliding_window : 4096;
-  if (auto st = ReadSlidingWindow(s, window, 2, s.rope_freq_base, s.rope_freq_scale, c.swa); !st.ok()) return st;
+  if (auto st = ReadSlidingWindow(s, window, kGemma2SwaPeriod, s.rope_freq_base, s.rope_freq_scale, c.swa); !st.ok())
+    return st;
   return BuildDecoder(s, c);
 }
 
@@ -74,10 +90,42 @@ absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& s) {
   DecoderConfig c = *std::move(common);
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
   c.post_norms = true;
-  c.final_softcap = s.final_logit_softcap;
+  auto final_cap = s.hparams.Float("final_logit_softcapping", 0.0);
+  if (!final_cap.ok()) return final_cap.status();
+  c.final_softcap = *final_cap;
   if (s.sliding_window > 0)
-    if (auto st = ReadSlidingWindow(s, s.sliding_window, 6, 10000.0, 1.0, c.swa); !st.ok()) return st;
+    if (auto st = ReadSlidingWindow(s, s.sliding_window, kGemma3SwaPeriod, 10000.0, 1.0, c.swa); !st.ok()) return st;
   return BuildDecoder(s, c);
+}
+
+absl::Status ReadGemmaHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
+  r.norm_plus_one = true;
+  r.activation = c.hidden_activation.value_or(hf::Activation::kGeluTanh);
+  r.activation_name = c.hidden_activation ? c.hidden_activation_name : "gelu_pytorch_tanh (hidden_activation default)";
+  if (c.query_pre_attn_scalar > 0) s.hparams.SetNumber("attention.query_pre_attn_scalar", c.query_pre_attn_scalar);
+  // A null soft-cap in config.json reads as 0 and leaves the family's default.
+  if (c.attn_logit_softcapping > 0) s.hparams.SetNumber("attn_logit_softcapping", c.attn_logit_softcapping);
+  if (c.final_logit_softcapping > 0) s.hparams.SetNumber("final_logit_softcapping", c.final_logit_softcapping);
+  return absl::OkStatus();
+}
+
+absl::Status ReadGemma2Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
+  if (auto st = ReadGemmaHf(c, s, r); !st.ok()) return st;
+  auto layers = SwaPattern(s, kGemma2SwaPeriod, /*dense_first=*/false);
+  if (!layers.ok()) return layers.status();
+  SetSwaPattern(s, *layers);
+  return absl::OkStatus();
+}
+
+absl::Status ReadGemma3Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
+  if (auto st = ReadGemmaHf(c, s, r); !st.ok()) return st;
+  if (c.rope_local_base_freq > 0) s.hparams.SetNumber("rope.freq_base_swa", c.rope_local_base_freq);
+  if (c.sliding_window <= 0) return absl::OkStatus();
+  auto layers = SwaPattern(s, c.sliding_window_pattern > 0 ? c.sliding_window_pattern : kGemma3SwaPeriod,
+                           /*dense_first=*/false);
+  if (!layers.ok()) return layers.status();
+  SetSwaPattern(s, *layers);
+  return absl::OkStatus();
 }
 
 }  // namespace uaii::models

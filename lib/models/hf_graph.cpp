@@ -14,17 +14,19 @@
 //     attention factor; longrope -> its short factors (rope_factors_short.weight) and
 //     attention factor (transformers switches to the long ones only past
 //     original_max_position_embeddings, which these sessions do not model yet);
-//   * sliding layers: the loader's per-layer decision (transformers' per model_type)
-//     as attention.sliding_window_pattern; for families whose llama.cpp graph has no
-//     sliding window, the decoder applies it to non-GGUF sources;
-//   * Gemma's query_pre_attn_scalar and Qwen-MoE's norm_topk_prob as the keys
-//     attention.query_pre_attn_scalar and expert_weights_norm.
+//   * what only one family reads (Gemma's norm offsets, hidden_activation, soft-caps
+//     and query_pre_attn_scalar, each family's default sliding layers, Qwen-MoE's
+//     norm_topk_prob) is the family's own reading of config.json (Family::hf_read, in
+//     its builder file); config.json's layer_types, when given, name the sliding
+//     layers for every family. For families whose llama.cpp graph has no sliding
+//     window, the decoder applies the layers to non-GGUF sources.
 #include "models/hf_graph.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "models/decoder.h"
 #include "models/families.h"
 #include "util/str_cat.h"
 
@@ -32,6 +34,23 @@ namespace uaii::models {
 namespace {
 
 using hf::HfTensor;
+
+// The family's own reading of config.json, then config.json's layer_types (which name
+// the sliding layers for every family). `s` holds the shared keys already.
+absl::Status ReadFamilyKeys(const Family* family, const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
+  r.activation = c.activation;
+  r.activation_name = c.activation_name.empty() ? StrCat(hf::ActivationName(c.activation), " (default)") : c.activation_name;
+  if (family && family->hf_read)
+    if (auto st = family->hf_read(c, s, r); !st.ok()) return st;
+  if (c.sliding_window <= 0 || c.layer_types.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(c.layer_types.size()) != s.n_layer)
+    return absl::InvalidArgumentError(StrCat("layer_types has ", c.layer_types.size(), " entries for num_hidden_layers ",
+                                             s.n_layer));
+  std::vector<bool> layers;
+  for (const auto& t : c.layer_types) layers.push_back(t == "sliding_attention");
+  SetSwaPattern(s, layers);
+  return absl::OkStatus();
+}
 
 // GGUF's tensor base name for an HF role (where the two differ).
 std::string GgufBase(const std::string& role) {
@@ -101,6 +120,7 @@ class HfSpecBuilder {
   const hf::HfConfig& c_;
   const hf::HfArchitecture& a_;
   HfGraph& out_;
+  HfReading reading_;
 };
 
 absl::Status HfSpecBuilder::HyperParameters(const Family& family) {
@@ -124,26 +144,20 @@ absl::Status HfSpecBuilder::HyperParameters(const Family& family) {
   s.rms_eps = s.norm_eps = c_.norm_eps;
   s.rope_freq_base = c_.rope_theta;
   s.sliding_window = c_.sliding_window;
-  s.final_logit_softcap = c_.final_logit_softcapping;
-  s.attn_logit_softcap = c_.attn_logit_softcapping;
   s.n_expert = c_.num_experts;
   s.n_expert_used = c_.num_experts_per_tok;
   s.n_ff_exp = c_.moe_intermediate_size;
   s.n_ff_shexp = c_.shared_expert_intermediate_size;
-  if (c_.sliding_window > 0 && !a_.sliding_layers.empty()) {
-    std::vector<double> layers(a_.sliding_layers.begin(), a_.sliding_layers.end());
-    s.hparams.SetNumbers("attention.sliding_window_pattern", std::move(layers));
-  }
-  if (c_.rope_local_base_freq > 0) s.hparams.SetNumber("rope.freq_base_swa", c_.rope_local_base_freq);
-  if (c_.query_pre_attn_scalar > 0) s.hparams.SetNumber("attention.query_pre_attn_scalar", c_.query_pre_attn_scalar);
-  s.hparams.SetNumber("expert_weights_norm", c_.norm_topk_prob || a_.variant == "mixtral" ? 1 : 0);
+  if (auto st = ReadFamilyKeys(&family, c_, s, reading_); !st.ok())
+    return absl::Status(st.code(), StrCat(m_.dir, "/config.json: ", std::string(st.message())));
 
   // The activation the family's builder applies must be the config's.
   const bool gelu = family.hf_activation == "gelu_tanh";
-  if ((gelu && c_.activation != hf::Activation::kGeluTanh) || (!gelu && c_.activation != hf::Activation::kSilu))
-    return absl::UnimplementedError(StrCat(m_.dir, "/config.json: activation \"", c_.activation_name, "\" for model_type \"",
-                                           c_.model_type, "\" (uaii's ", family.arch, " graph uses ",
-                                           gelu ? "gelu_new / gelu_pytorch_tanh" : "silu", ")"));
+  if ((gelu && reading_.activation != hf::Activation::kGeluTanh) ||
+      (!gelu && reading_.activation != hf::Activation::kSilu))
+    return absl::UnimplementedError(StrCat(m_.dir, "/config.json: activation \"", reading_.activation_name,
+                                           "\" for model_type \"", c_.model_type, "\" (uaii's ", family.arch,
+                                           " graph uses ", gelu ? "gelu_new / gelu_pytorch_tanh" : "silu", ")"));
   if (a_.rope && (a_.rotary_dims <= 0 || a_.rotary_dims % 2 || a_.rotary_dims > c_.head_dim))
     return absl::InvalidArgumentError(StrCat(m_.dir, "/config.json: rotary dims ", a_.rotary_dims,
                                              " must be even and in (0, head_dim ", c_.head_dim, "]"));
@@ -262,13 +276,13 @@ absl::Status HfSpecBuilder::Tensors() {
     return absl::UnimplementedError(StrCat(m_.dir, ": fused grouped-head query_key_value (GPT-NeoX / Falcon "
                                            "layout) is not implemented by the runtime"));
   const bool conv1d = a_.qkv == hf::QkvLayout::kGpt2Conv1D;
-  const bool plus_one = a_.norm == hf::NormKind::kRmsPlusOne;
+  const bool plus_one = reading_.norm_plus_one && a_.norm == hf::NormKind::kRms;
   for (const HfTensor& t : m_.tensors) {
     if (t.role.empty() || t.expert >= 0) continue;
     const std::string name = StrCat(t.layer >= 0 ? StrCat("blk.", t.layer, ".") : std::string(), GgufBase(t.role),
                                     t.is_bias ? ".bias" : ".weight");
     if (t.is_bias || IsNorm(t.role)) {
-      Vector(name, t, plus_one && !t.is_bias && a_.norm != hf::NormKind::kLayerNorm);
+      Vector(name, t, plus_one && !t.is_bias);
     } else if (t.role == "ffn_gate_inp_shexp") {
       Matrix(name, t, false, {c_.hidden_size});  // HF shared_expert_gate [1, E]: the vector [E] GGUF stores
     } else {
@@ -306,6 +320,25 @@ absl::Status HfSpecBuilder::Run(const Family& family) {
 }
 
 }  // namespace
+
+absl::StatusOr<HfFamilyReading> ReadHfFamily(const hf::HfConfig& c) {
+  HfFamilyReading out;
+  out.family = FindHfFamily(c.model_type);
+  ModelSpec s;
+  s.source = "huggingface";
+  s.n_layer = c.num_hidden_layers;
+  s.n_embd = c.hidden_size;
+  s.sliding_window = c.sliding_window;
+  s.hparams = HParams(StrCat("config.json (as GGUF key ", out.family ? out.family->arch : "?", "."));
+  if (auto st = ReadFamilyKeys(out.family, c, s, out.reading); !st.ok())
+    return absl::Status(st.code(), StrCat("config.json: ", std::string(st.message())));
+  if (s.sliding_window > 0 && s.hparams.IsArray("attention.sliding_window_pattern")) {
+    auto layers = SwaPattern(s, 0, false);
+    if (!layers.ok()) return layers.status();
+    out.sliding_layers = std::move(*layers);
+  }
+  return out;
+}
 
 absl::StatusOr<HfGraph> BuildHfGraph(const hf::HfModel& m) {
   if (auto st = hf::CheckRunnable(m); !st.ok()) return st;

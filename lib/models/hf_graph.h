@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "loaders/hf_model.h"
+#include "models/families.h"
 #include "models/spec.h"
 
 namespace uaii::models {
@@ -35,6 +36,16 @@ struct HfGraph {
   ir::Graph graph;
   std::map<std::string, HfWeightView> views;  // graph weight name -> view
 };
+
+// config.json read as its family reads it, without the weights (what `pull --dry-run`
+// and `inspect` report): the family (null when model_type is not in the table), its
+// reading and the per-layer sliding flags (empty without a sliding window).
+struct HfFamilyReading {
+  const Family* family = nullptr;
+  HfReading reading;
+  std::vector<bool> sliding_layers;
+};
+absl::StatusOr<HfFamilyReading> ReadHfFamily(const hf::HfConfig& c);
 
 // Builds the graph (inputs "tokens", "positions"; output "logits"). `m` must outlive
 // the result (views point into its tensor table). An unlisted model_type fails naming

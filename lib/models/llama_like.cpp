@@ -22,14 +22,22 @@ absl::StatusOr<ir::Graph> BuildSmolLM3(const ModelSpec& s) {
   return BuildDecoder(s, c);
 }
 
+absl::Status ReadGraniteScales(const ModelSpec& s, DecoderConfig& c) {
+  if (!s.hparams.Has("logit_scale"))
+    return absl::NotFoundError(StrCat(s.hparams.origin(), "logit_scale: missing"));
+  for (auto [key, field] : {std::pair{"embedding_scale", &c.embed_scale}, std::pair{"residual_scale", &c.residual_scale},
+                            std::pair{"attention.scale", &c.kq_scale}, std::pair{"logit_scale", &c.logit_scale}}) {
+    auto v = s.hparams.Float(key, 0.0);
+    if (!v.ok()) return v.status();
+    *field = *v;
+  }
+  if (c.logit_scale == 0) return absl::InvalidArgumentError(StrCat(s.hparams.origin(), "logit_scale = 0 (logits / 0)"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ir::Graph> BuildGranite(const ModelSpec& s) {
-  if (s.logit_scale == 0)
-    return absl::NotFoundError(StrCat(s.file, ": GGUF metadata granite.logit_scale: missing"));
   DecoderConfig c;
-  c.embed_scale = s.embedding_scale;
-  c.residual_scale = s.residual_scale;
-  c.kq_scale = s.attention_scale;
-  c.logit_scale = s.logit_scale;
+  if (auto st = ReadGraniteScales(s, c); !st.ok()) return st;
   return BuildDecoder(s, c);
 }
 

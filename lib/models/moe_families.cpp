@@ -16,6 +16,8 @@
 // load_arch_hparams never read it, so build_moe_ffn gets w_scale 0); the fixture
 // granitemoe-shexp-q6_k carries the key to keep it that way.
 // Top-k is always the file's expert_used_count: never reduced (exact by default).
+// Hugging Face Qwen-MoE checkpoints renormalise the top-k weights when config.json's
+// norm_topk_prob says so (key expert_weights_norm); their sliding layers are qwen's.
 #include <cmath>
 
 #include "models/decoder.h"
@@ -91,7 +93,9 @@ absl::StatusOr<bool> RenormaliseTopK(const ModelSpec& s, bool gguf_default) {
 absl::StatusOr<ir::Graph> BuildLlamaMoe(const ModelSpec& s) {
   if (auto st = CheckExperts(s); !st.ok()) return st;
   DecoderConfig c;
-  if (s.attention_scale != 0) c.kq_scale = s.attention_scale;
+  auto scale = s.hparams.Float("attention.scale", 0.0);
+  if (!scale.ok()) return scale.status();
+  if (*scale != 0) c.kq_scale = *scale;
   c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff});
   return BuildDecoder(s, c);
 }
@@ -126,14 +130,16 @@ absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& s) {
   return BuildDecoder(s, c);
 }
 
+absl::Status ReadQwenMoeHf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
+  if (auto st = ReadQwenHf(c, s, r); !st.ok()) return st;
+  s.hparams.SetNumber("expert_weights_norm", c.norm_topk_prob ? 1 : 0);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ir::Graph> BuildGraniteMoe(const ModelSpec& s) {
   if (auto st = CheckExperts(s); !st.ok()) return st;
-  if (s.logit_scale == 0) return absl::NotFoundError(StrCat(s.file, ": GGUF metadata ", s.arch, ".logit_scale: missing"));
   DecoderConfig c;
-  c.embed_scale = s.embedding_scale;
-  c.residual_scale = s.residual_scale;
-  c.kq_scale = s.attention_scale;
-  c.logit_scale = s.logit_scale;
+  if (auto st = ReadGraniteScales(s, c); !st.ok()) return st;
   c.ffn_block = MoeBlock(s, {.norm_w = true, .n_ff_exp = s.n_ff,
                              .n_ff_shexp = s.n_ff_shexp});
   return BuildDecoder(s, c);

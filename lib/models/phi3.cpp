@@ -6,6 +6,8 @@
 // rope.scaling.original_context_length (default context_length), rope_factors_long.weight
 // beyond it (llama.cpp's get_rope_factors); the rope op gets both and the runtime picks.
 // rope.scaling.attn_factor, when present, scales cos/sin (RopeAttrs).
+// Hugging Face checkpoints: transformers' Phi-3 attends within sliding_window on every
+// layer, which the decoder applies to non-GGUF sources.
 #include <cmath>
 
 #include "models/decoder.h"
@@ -24,6 +26,11 @@ absl::StatusOr<ir::Graph> BuildPhi3(const ModelSpec& s) {
     c.long_factors_ctx = s.n_ctx_orig;
   }
   return BuildDecoder(s, c);
+}
+
+absl::Status ReadPhi3Hf(const hf::HfConfig& c, ModelSpec& s, HfReading&) {
+  if (c.sliding_window > 0) SetSwaPattern(s, std::vector<bool>(static_cast<size_t>(s.n_layer), true));
+  return absl::OkStatus();
 }
 
 }  // namespace uaii::models

@@ -2,6 +2,10 @@
 // unless output.weight is present. Qwen 2 adds Q/K/V biases (found by presence);
 // Qwen 3 adds per-head RMSNorm of Q and K before RoPE (llama.cpp src/models/qwen2.cpp,
 // qwen3.cpp).
+// Hugging Face checkpoints (Qwen2 / Qwen3 and their MoE variants): with
+// use_sliding_window, the layers from max_window_layers on attend within
+// sliding_window (transformers' default layer_types), which the decoder applies to
+// non-GGUF sources (llama.cpp's qwen graphs have no window).
 #include "models/decoder.h"
 #include "models/families.h"
 
@@ -18,6 +22,14 @@ absl::StatusOr<ir::Graph> BuildQwen3(const ModelSpec& s) {
   c.rope_mode = "neox";
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
   return BuildDecoder(s, c);
+}
+
+absl::Status ReadQwenHf(const hf::HfConfig& c, ModelSpec& s, HfReading&) {
+  if (c.sliding_window <= 0 || !c.use_sliding_window) return absl::OkStatus();
+  std::vector<bool> layers(static_cast<size_t>(s.n_layer));
+  for (int64_t il = 0; il < s.n_layer; ++il) layers[il] = il >= c.max_window_layers;
+  SetSwaPattern(s, layers);
+  return absl::OkStatus();
 }
 
 }  // namespace uaii::models

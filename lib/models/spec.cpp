@@ -89,14 +89,7 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   UAII_OPT(rms_eps, OptFloat, "attention.layer_norm_rms_epsilon", 1e-5);
   UAII_OPT(rope_freq_base, OptFloat, "rope.freq_base", 10000.0);
   UAII_OPT(sliding_window, OptInt, "attention.sliding_window", 0);
-  UAII_OPT(rope_freq_base_swa, OptFloat, "rope.freq_base_swa", 10000.0);
-  UAII_OPT(final_logit_softcap, OptFloat, "final_logit_softcapping", 0.0);
-  UAII_OPT(attn_logit_softcap, OptFloat, "attn_logit_softcapping", 0.0);
-  UAII_OPT(attention_scale, OptFloat, "attention.scale", 0.0);
   UAII_OPT(norm_eps, OptFloat, "attention.layer_norm_epsilon", 1e-5);
-  UAII_OPT(embedding_scale, OptFloat, "embedding_scale", 0.0);
-  UAII_OPT(residual_scale, OptFloat, "residual_scale", 0.0);
-  UAII_OPT(logit_scale, OptFloat, "logit_scale", 0.0);
   UAII_OPT(n_ctx_orig, OptInt, "rope.scaling.original_context_length", s.n_ctx_train);
   UAII_OPT(yarn_attn_factor, OptFloat, "rope.scaling.attn_factor", 1.0);
   UAII_OPT(yarn_beta_fast, OptFloat, "rope.scaling.yarn_beta_fast", 32.0);
@@ -105,7 +98,6 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
   UAII_OPT(n_expert_used, OptInt, "expert_used_count", 0);
   UAII_OPT(n_ff_exp, OptInt, "expert_feed_forward_length", 0);
   UAII_OPT(n_ff_shexp, OptInt, "expert_shared_feed_forward_length", 0);
-  UAII_OPT(expert_weights_scale, OptFloat, "expert_weights_scale", 0.0);
 #undef UAII_OPT
   if (s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
     return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", a, "attention.head_count_kv = ",

@@ -42,15 +42,8 @@ struct ModelSpec {
   double rms_eps = 1e-5;       // attention.layer_norm_rms_epsilon
   double rope_freq_base = 10000.0;
   double rope_freq_scale = 1.0;  // 1 / rope.scaling.factor for linear scaling
-  double rope_freq_base_swa = 10000.0;  // rope.freq_base_swa (sliding-window layers)
   int64_t sliding_window = 0;    // attention.sliding_window, 0 = none
-  double final_logit_softcap = 0;  // final_logit_softcapping, 0 = none
-  double attn_logit_softcap = 0;   // attn_logit_softcapping, 0 = none
-  double attention_scale = 0;      // attention.scale (K.Q multiplier), 0 = family default
   double norm_eps = 1e-5;          // attention.layer_norm_epsilon (LayerNorm families)
-  double embedding_scale = 0;      // embedding_scale (granite), 0 = none
-  double residual_scale = 0;       // residual_scale (granite), 0 = none
-  double logit_scale = 0;          // logit_scale (granite: logits / logit_scale), 0 = none
   std::string rope_scaling = "none";  // rope.scaling.type: none, linear, yarn, longrope
   int64_t n_ctx_orig = 0;          // rope.scaling.original_context_length, default context_length
   // YaRN (rope.scaling.type yarn): ggml_rope_ext's ext_factor / attn_factor / betas.
@@ -58,11 +51,12 @@ struct ModelSpec {
   double yarn_attn_factor = 1;     // rope.scaling.attn_factor (default 1)
   double yarn_beta_fast = 32, yarn_beta_slow = 1;
   // Mixture of experts (docs/moe.md): expert_count, expert_used_count,
-  // expert_feed_forward_length, expert_shared_feed_forward_length, expert_weights_scale.
+  // expert_feed_forward_length, expert_shared_feed_forward_length.
   int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0;
-  double expert_weights_scale = 0;
-  // Every `<arch>.*` key (GGUF names without the prefix), for the keys a family alone
-  // reads (models/hparams.h); the typed fields above are the ones most families share.
+  // Every `<arch>.*` key (GGUF names without the prefix). The typed fields above are
+  // the ones the shared decoder, the session and several families read; a key only one
+  // family uses (soft-caps, granite's scales, attention.scale, rope.freq_base_swa,
+  // sliding_window_pattern, ...) is read from here by that family's file.
   HParams hparams;
   std::map<std::string, SpecTensor> tensors;
 

@@ -104,8 +104,7 @@ TEST_CASE("hub: presets and the fit estimate", "[hub]") {
   CHECK(FindPreset("tablet") == nullptr);
   auto cfg = *hf::ParseHfConfig(R"({"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
       "num_key_value_heads":8,"max_position_embeddings":131072,"sliding_window":1024})", "c");
-  hf::HfArchitecture arch;
-  arch.sliding_layers.assign(32, false);
+  std::vector<bool> arch(32, false);
   // Llama-3-8B-like: 32 layers * 2 * 8 heads * 128 * 2 bytes = 128 KiB per token.
   auto f = EstimateFit(cfg, arch, 16ull << 30, *FindPreset("laptop"));
   CHECK(f.kv_window == 2048);
@@ -116,6 +115,6 @@ TEST_CASE("hub: presets and the fit estimate", "[hub]") {
   CHECK(none.kv_window == 131072);
   CHECK(none.fits);
   // Sliding layers keep only their window.
-  arch.sliding_layers.assign(32, true);
+  arch.assign(32, true);
   CHECK(EstimateFit(cfg, arch, 0, *FindPreset("laptop")).kv_bytes == 128ull * 1024 * 1024);
 }

@@ -132,8 +132,12 @@ TEST_CASE("hf config: MoE and quantization keys", "[hf_config]") {
   CHECK(gptq->quant_method == "gptq");
   auto bnb = ParseHfConfig(Cfg(R"("quantization_config":{"load_in_4bit":true})"), "c");
   CHECK(bnb->quant_method == "bitsandbytes");
-  auto gemma = ParseHfConfig(R"({"model_type":"gemma","hidden_act":"gelu"})", "c");
-  CHECK(gemma->activation == Activation::kGeluTanh);  // hidden_activation default, hidden_act ignored
+  // Each activation key is kept apart (which one a family applies is lib/models').
+  auto gemma = ParseHfConfig(R"({"model_type":"gemma","hidden_act":"gelu","hidden_activation":"gelu_pytorch_tanh"})", "c");
+  CHECK(gemma->activation == Activation::kGeluErf);
+  CHECK(gemma->hidden_activation == Activation::kGeluTanh);
+  CHECK(gemma->hidden_activation_name == "gelu_pytorch_tanh");
+  CHECK_FALSE(ParseHfConfig(R"({"model_type":"gemma","hidden_act":"gelu"})", "c")->hidden_activation.has_value());
   auto vis = ParseHfConfig(Cfg(R"("vision_config":{"hidden_size":8})"), "c");
   CHECK(vis->sub_configs == std::vector<std::string>{"vision_config"});
 }

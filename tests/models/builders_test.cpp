@@ -209,8 +209,12 @@ TEST_CASE("models: missing tensors and keys, wrong shapes are named") {
   s.tensors.erase("blk.2.attn_qkv.weight");
   CHECK(BuildError(s).find("blk.2.attn_q.weight is missing") != std::string::npos);
   s = FamilySpec("granite-q6_k");
-  s.logit_scale = 0;
+  s.hparams = models::HParams(s.hparams.origin());  // no granite.* keys
   CHECK(BuildError(s).find("GGUF metadata granite.logit_scale: missing") != std::string::npos);
+  s.hparams.SetNumber("logit_scale", 0);
+  CHECK(BuildError(s).find("granite.logit_scale = 0") != std::string::npos);
+  s.hparams.Set("logit_scale", models::HParams::Value{{}, "8", true, false});
+  CHECK(BuildError(s).find("granite.logit_scale must be a number, not a string") != std::string::npos);
   {  // the shared blocks (llama, gemma3) check shapes too
     auto f = gguf::File::Open(Tiny("tiny-llama-q8_0.gguf"));
     REQUIRE(f.ok());
