@@ -100,6 +100,43 @@ absl::Status ReadDoubles(std::string_view origin, std::string_view key, element 
   return absl::OkStatus();
 }
 
+// Every key a RoPE block (rope_scaling, rope_parameters or one of its per-layer-type
+// blocks) may hold that the reader understands; any other fails closed (it might
+// change the rotation).
+constexpr std::string_view kRopeKeys[] = {
+    "rope_type", "type", "rope_theta", "partial_rotary_factor", "factor", "low_freq_factor", "high_freq_factor",
+    "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor",
+    "truncate", "short_factor", "long_factor",
+};
+
+// transformers 5's rope_parameters per layer type: an object whose keys are layer types.
+bool IsPerLayerType(object o) {
+  for (auto [k, v] : o)
+    if ((k == "full_attention" || k == "sliding_attention") && v.type() == element_type::OBJECT) return true;
+  return false;
+}
+
+absl::Status ParseRopeScaling(std::string_view origin, std::string_view key, object rs, RopeScaling& r);
+
+// One RoPE block: its base and partial rotary factor (when it states them: transformers
+// 5 puts both inside) and its scaling; a key outside kRopeKeys fails naming it.
+absl::Status ParseRopeBlock(std::string_view origin, std::string_view key, object o, RopeScaling& scaling,
+                            double& theta, double& partial_rotary_factor) {
+  for (auto [k, v] : o) {
+    bool known = false;
+    for (auto r : kRopeKeys) known |= k == r;
+    if (!known)
+      return Unsupported(origin, StrCat(key, ".", k),
+                         "is not a RoPE parameter uaii understands (it could change the rotation)");
+  }
+  double partial = partial_rotary_factor;
+  bool partial_given = false;
+  if (auto st = ReadDouble(origin, o, {"rope_theta"}, theta); !st.ok()) return st;
+  if (auto st = ReadDouble(origin, o, {"partial_rotary_factor"}, partial, &partial_given); !st.ok()) return st;
+  if (partial_given) partial_rotary_factor = partial;
+  return ParseRopeScaling(origin, key, o, scaling);
+}
+
 struct ActivationName_ { std::string_view name; Activation act; };
 // transformers' ACT2FN names that map to what uaii's kernels compute.
 constexpr ActivationName_ kActivations[] = {
@@ -109,8 +146,7 @@ constexpr ActivationName_ kActivations[] = {
     {"gelu_python", Activation::kGeluErf}, {"relu", Activation::kRelu},
 };
 
-absl::Status ParseRopeScaling(std::string_view origin, std::string_view key, object rs, HfConfig& cfg) {
-  RopeScaling& r = cfg.rope_scaling;
+absl::Status ParseRopeScaling(std::string_view origin, std::string_view key, object rs, RopeScaling& r) {
   std::string type;
   if (auto st = ReadString(origin, rs, {"rope_type", "type"}, type); !st.ok()) return st;
   const std::string where = StrCat(key, ".");
@@ -142,6 +178,7 @@ absl::Status ParseRopeScaling(std::string_view origin, std::string_view key, obj
   } else if (type == "yarn") {
     r.kind = RopeScaling::Kind::kYarn;
     if (!(st = need("factor")).ok() || !(st = num("factor", r.factor)).ok()) return st;
+    if (!(st = ReadBool(origin, rs, {"truncate"}, r.truncate)).ok()) return st;
     double af = 0;
     bool af_given = false;
     if (!(st = num("beta_fast", r.beta_fast)).ok() || !(st = num("beta_slow", r.beta_slow)).ok() ||
@@ -251,8 +288,6 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
   if (!(c.norm_eps > 0) || c.norm_eps > 1) return Bad(origin, "rms_norm_eps", StrCat("out of range: ", c.norm_eps));
   UAII_TRY(ReadDouble(origin, obj, {"rope_theta", "rotary_emb_base"}, c.rope_theta));
   UAII_TRY(ReadDouble(origin, obj, {"partial_rotary_factor"}, c.partial_rotary_factor));
-  if (!(c.partial_rotary_factor > 0 && c.partial_rotary_factor <= 1))
-    return Bad(origin, "partial_rotary_factor", StrCat("must be in (0, 1], got ", c.partial_rotary_factor));
   UAII_TRY(ReadBool(origin, obj, {"tie_word_embeddings"}, c.tie_word_embeddings, &c.tie_word_embeddings_given));
   UAII_TRY(ReadBool(origin, obj, {"attention_bias"}, c.attention_bias));
   UAII_TRY(ReadBool(origin, obj, {"mlp_bias"}, c.mlp_bias));
@@ -335,18 +370,49 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
   UAII_TRY(ReadBool(origin, obj, {"alibi"}, alibi));
   if (alibi) return Bad(origin, "alibi", "ALiBi attention is not supported");
 
-  // Newer transformers move rope_theta / rope_type into rope_parameters.
-  if (auto rp = Get(obj, {"rope_parameters"})) {
-    object o;
-    if (rp->second.get_object().get(o)) return Bad(origin, "rope_parameters", "expected an object");
-    UAII_TRY(ReadDouble(origin, o, {"rope_theta"}, c.rope_theta));
-    UAII_TRY(ParseRopeScaling(origin, "rope_parameters", o, c));
-  }
+  // transformers 4 writes rope_scaling beside a top-level rope_theta; transformers 5 one
+  // rope_parameters block, or one per layer type (Gemma 3: full_attention and
+  // sliding_attention, the latter transformers 4's rope_local_base_freq).
   if (auto rs = Get(obj, {"rope_scaling"})) {
     object o;
     if (rs->second.get_object().get(o)) return Bad(origin, "rope_scaling", "expected an object or null");
-    UAII_TRY(ParseRopeScaling(origin, "rope_scaling", o, c));
+    UAII_TRY(ParseRopeBlock(origin, "rope_scaling", o, c.rope_scaling, c.rope_theta, c.partial_rotary_factor));
   }
+  if (auto rp = Get(obj, {"rope_parameters"})) {
+    object o;
+    if (rp->second.get_object().get(o)) return Bad(origin, "rope_parameters", "expected an object");
+    if (IsPerLayerType(o)) {
+      for (auto [k, v] : o) {
+        object block;
+        const std::string where = StrCat("rope_parameters.", k);
+        if (v.get_object().get(block)) return Bad(origin, where, "expected an object");
+        if (k == "full_attention") {
+          UAII_TRY(ParseRopeBlock(origin, where, block, c.rope_scaling, c.rope_theta, c.partial_rotary_factor));
+        } else if (k == "sliding_attention") {
+          RopeScaling local;
+          double partial = c.partial_rotary_factor;
+          UAII_TRY(ParseRopeBlock(origin, where, block, local, c.rope_local_base_freq, partial));
+          if (local.kind != RopeScaling::Kind::kNone)
+            return Unsupported(origin, StrCat(where, ".rope_type"),
+                               StrCat("\"", RopeScalingName(local.kind), "\" on the sliding layers is not supported ",
+                                      "(they rotate unscaled)"));
+          if (partial != c.partial_rotary_factor)
+            return Unsupported(origin, StrCat(where, ".partial_rotary_factor"),
+                               "differs from the full-attention layers' (not supported)");
+        } else {
+          return Unsupported(origin, where, "RoPE parameters for this layer type are not understood");
+        }
+      }
+    } else {
+      UAII_TRY(ParseRopeBlock(origin, "rope_parameters", o, c.rope_scaling, c.rope_theta, c.partial_rotary_factor));
+    }
+  }
+  if (!(c.partial_rotary_factor > 0 && c.partial_rotary_factor <= 1))
+    return Bad(origin, "partial_rotary_factor", StrCat("must be in (0, 1], got ", c.partial_rotary_factor));
+  bool bidirectional = false;
+  UAII_TRY(ReadBool(origin, obj, {"use_bidirectional_attention"}, bidirectional));
+  if (bidirectional)
+    return Unsupported(origin, "use_bidirectional_attention", "true (bidirectional attention) is not supported");
   if (!(c.rope_theta > 0)) return Bad(origin, "rope_theta", StrCat("must be > 0, got ", c.rope_theta));
   if (c.rope_scaling.kind == RopeScaling::Kind::kLongRope && c.rope_scaling.original_max_position_embeddings == 0)
     UAII_TRY(ReadInt(origin, obj, {"original_max_position_embeddings"}, c.rope_scaling.original_max_position_embeddings, 1));

@@ -31,6 +31,7 @@ struct RopeScaling {
   // yarn
   double beta_fast = 32.0;
   double beta_slow = 1.0;
+  bool truncate = true;         // floor / ceil the correction dims (transformers 5's "truncate")
   double mscale = 0.0;          // 0 = not given
   double mscale_all_dim = 0.0;  // 0 = not given
   std::optional<double> attention_factor;  // yarn / longrope
@@ -69,7 +70,8 @@ struct HfConfig {
   int64_t max_window_layers = 0;       // qwen2 family
   int64_t sliding_window_pattern = 0;  // gemma3: every Nth layer is global
   std::vector<std::string> layer_types;  // "sliding_attention" / "full_attention"
-  double rope_local_base_freq = 0.0;   // gemma3 sliding layers; 0 = absent
+  double rope_local_base_freq = 0.0;   // the sliding layers' RoPE base (Gemma 3's rope_local_base_freq,
+                                       // or rope_parameters.sliding_attention.rope_theta); 0 = absent
   double query_pre_attn_scalar = 0.0;  // gemma2/3 attention scale = value^-0.5; 0 = absent
   double final_logit_softcapping = 0.0;
   double attn_logit_softcapping = 0.0;

@@ -20,6 +20,7 @@ struct HfReading {
   bool norm_plus_one = false;  // RMSNorm weights are offsets: the graph's weight is 1 + w
   hf::Activation activation = hf::Activation::kSilu;  // what config.json says the MLP applies
   std::string activation_name;                        // as written, for messages
+  bool reads_local_rope = false;  // the family rotates its sliding layers with rope_local_base_freq
 };
 
 // A family's own reading of config.json (in the family's file): the keys only it uses

@@ -119,6 +119,7 @@ absl::Status ReadGemma2Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
 
 absl::Status ReadGemma3Hf(const hf::HfConfig& c, ModelSpec& s, HfReading& r) {
   if (auto st = ReadGemmaHf(c, s, r); !st.ok()) return st;
+  r.reads_local_rope = true;
   if (c.rope_local_base_freq > 0) s.hparams.SetNumber("rope.freq_base_swa", c.rope_local_base_freq);
   if (c.sliding_window <= 0) return absl::OkStatus();
   auto layers = SwaPattern(s, c.sliding_window_pattern > 0 ? c.sliding_window_pattern : kGemma3SwaPeriod,

@@ -42,6 +42,12 @@ absl::Status ReadFamilyKeys(const Family* family, const hf::HfConfig& c, ModelSp
   r.activation_name = c.activation_name.empty() ? StrCat(hf::ActivationName(c.activation), " (default)") : c.activation_name;
   if (family && family->hf_read)
     if (auto st = family->hf_read(c, s, r); !st.ok()) return st;
+  // A RoPE base of the sliding layers only a family that rotates them apart may take.
+  if (c.rope_local_base_freq > 0 && !r.reads_local_rope && c.rope_local_base_freq != c.rope_theta)
+    return absl::UnimplementedError(StrCat("the sliding layers' RoPE base ", c.rope_local_base_freq,
+                                           " (rope_local_base_freq / rope_parameters.sliding_attention) differs from ",
+                                           "rope_theta ", c.rope_theta, ", which uaii's ",
+                                           family ? family->arch : "(no)", " graph does not model"));
   if (c.sliding_window <= 0 || c.layer_types.empty()) return absl::OkStatus();
   if (static_cast<int64_t>(c.layer_types.size()) != s.n_layer)
     return absl::InvalidArgumentError(StrCat("layer_types has ", c.layer_types.size(), " entries for num_hidden_layers ",
@@ -207,8 +213,8 @@ absl::Status HfSpecBuilder::RopeScaling() {
       auto corr = [&](double rot) {
         return nd * std::log(orig / (rot * 2 * std::numbers::pi)) / (2 * std::log(c_.rope_theta));
       };
-      const double low = std::max(0.0, std::floor(corr(rs.beta_fast)));
-      double high = std::min(static_cast<double>(nd - 1), std::ceil(corr(rs.beta_slow)));
+      const double low = std::max(0.0, rs.truncate ? std::floor(corr(rs.beta_fast)) : corr(rs.beta_fast));
+      double high = std::min(static_cast<double>(nd - 1), rs.truncate ? std::ceil(corr(rs.beta_slow)) : corr(rs.beta_slow));
       if (low == high) high += 0.001;
       std::vector<float> factors;
       for (int64_t i = 0; i < nd / 2; ++i) {

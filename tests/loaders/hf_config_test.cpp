@@ -141,3 +141,50 @@ TEST_CASE("hf config: MoE and quantization keys", "[hf_config]") {
   auto vis = ParseHfConfig(Cfg(R"("vision_config":{"hidden_size":8})"), "c");
   CHECK(vis->sub_configs == std::vector<std::string>{"vision_config"});
 }
+
+TEST_CASE("hf config: RoPE as transformers 5 writes it", "[hf_config]") {
+  // One rope_parameters block, partial_rotary_factor inside it (Phi-3).
+  auto flat = ParseHfConfig(Cfg(R"("rope_parameters":{"rope_type":"default","rope_theta":20000,
+      "partial_rotary_factor":0.5})"), "c");
+  REQUIRE(flat.ok());
+  CHECK(flat->rope_theta == 20000);
+  CHECK(flat->partial_rotary_factor == 0.5);
+  CHECK(flat->RotaryDims() == 8);
+  // One block per layer type (Gemma 3): full_attention is rope_theta / rope_scaling,
+  // sliding_attention the sliding layers' base.
+  auto nested = ParseHfConfig(Cfg(R"("rope_parameters":{
+      "full_attention":{"rope_type":"linear","factor":8.0,"rope_theta":1000000.0},
+      "sliding_attention":{"rope_type":"default","rope_theta":10000.0}})"), "c");
+  REQUIRE(nested.ok());
+  CHECK(nested->rope_theta == 1000000.0);
+  CHECK(nested->rope_scaling.kind == RopeScaling::Kind::kLinear);
+  CHECK(nested->rope_scaling.factor == 8.0);
+  CHECK(nested->rope_local_base_freq == 10000.0);
+  // yarn's truncate (transformers 5).
+  auto yarn = ParseHfConfig(Cfg(R"("rope_parameters":{"rope_type":"yarn","factor":4,"truncate":false,
+      "original_max_position_embeddings":128})"), "c");
+  REQUIRE(yarn.ok());
+  CHECK_FALSE(yarn->rope_scaling.truncate);
+}
+
+TEST_CASE("hf config: a RoPE key or form the reader does not understand fails closed", "[hf_config]") {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("rope_parameters":{"rope_type":"default","rope_theta":1e4,"mrope_section":[2,3]})",
+       "rope_parameters.mrope_section"},
+      {R"("rope_scaling":{"type":"longrope","short_factor":[1],"long_factor":[1],"short_mscale":1.1})",
+       "rope_scaling.short_mscale"},
+      {R"("rope_parameters":{"full_attention":{"rope_theta":1e6},"chunked_attention":{"rope_theta":1e4}})",
+       "rope_parameters.chunked_attention"},
+      {R"("rope_parameters":{"full_attention":{"rope_theta":1e6},"sliding_attention":{"rope_type":"linear","factor":2}})",
+       "rope_parameters.sliding_attention.rope_type"},
+      {R"("rope_parameters":{"full_attention":{"rope_theta":1e6},"sliding_attention":{"rope_theta":1e4,"foo":1}})",
+       "rope_parameters.sliding_attention.foo"},
+      {R"("use_bidirectional_attention":true)", "use_bidirectional_attention"},
+  };
+  for (const auto& [extra, key] : cases) {
+    auto c = ParseHfConfig(Cfg(extra), "config.json");
+    INFO(extra);
+    REQUIRE_FALSE(c.ok());
+    CHECK_THAT(Message(c.status()), Catch::Contains(key));
+  }
+}

@@ -83,3 +83,13 @@ TEST_CASE("hf reading: a model_type uaii does not build reads no family keys", "
   CHECK(r.reading.activation == Activation::kGeluTanh);
   CHECK(r.sliding_layers.empty());
 }
+
+TEST_CASE("hf reading: a sliding-layer RoPE base only Gemma 3 rotates apart", "[hf_reading]") {
+  const std::string nested = R"("sliding_window":16,"rope_parameters":{"full_attention":{"rope_theta":1e6},)"
+                             R"("sliding_attention":{"rope_theta":1e4}})";
+  CHECK(models::ReadHfFamily(Cfg("gemma3_text", 2, nested)).ok());
+  auto qwen = models::ReadHfFamily(Cfg("qwen3", 2, nested));
+  REQUIRE_FALSE(qwen.ok());
+  CHECK_THAT(std::string(qwen.status().message()),
+             Catch::Contains("sliding layers' RoPE base 10000") && Catch::Contains("qwen3 graph does not model"));
+}

@@ -39,6 +39,11 @@ constexpr Family kFamilies[] = {
     {"qwen2_bf16", 0.03},      {"qwen2_yarn_f32", 0.01},      {"qwen3_f32_sharded", 0.01},  {"gemma_f32", 0.01},
     {"gemma2_f32", 0.01},      {"gemma3_bf16", 0.03},        {"gemma3_f32", 0.01},
     {"phi3_f32", 0.01},        {"mixtral_f32", 0.01},        {"qwen2_moe_f32", 0.01},        {"gpt2_f32", 0.01},           {"gpt2_bf16_sharded", 0.03},
+    // config.json as transformers 5 saves it (rope_parameters, nested per layer type
+    // for Gemma 3; tests/oracles/transformers_v5_configs.py), RoPE bases off their defaults.
+    {"v5_llama_f32", 0.01},    {"v5_llama3_rope_f32", 0.01}, {"v5_mistral_f32", 0.01},     {"v5_mixtral_f32", 0.01},
+    {"v5_qwen2_yarn_f32", 0.01}, {"v5_qwen3_f32_sharded", 0.01}, {"v5_qwen2_moe_f32", 0.01}, {"v5_gemma_f32", 0.01},
+    {"v5_gemma2_f32", 0.01},   {"v5_gemma3_f32", 0.01},      {"v5_phi3_f32", 0.01},        {"v5_gpt2_f32", 0.01},
 };
 
 struct Golden {
