@@ -46,12 +46,17 @@ def flat_theta(value):
     return tweak
 
 
+def yarn_untruncated(cfg):
+    # transformers 5's yarn "truncate": false keeps the correction dims fractional.
+    cfg.rope_parameters["truncate"] = False
+
+
 BASES = {
     "llama_f32": flat_theta(20000.0),
     "llama3_rope_f32": None,
     "mistral_f32": flat_theta(30000.0),
     "mixtral_f32": flat_theta(40000.0),
-    "qwen2_yarn_f32": None,
+    "qwen2_yarn_f32": yarn_untruncated,
     "qwen3_f32_sharded": flat_theta(25000.0),
     "qwen2_moe_f32": flat_theta(35000.0),
     "gemma_f32": flat_theta(15000.0),
