@@ -30,7 +30,9 @@
  *        learn_calibration (appended to 0.3.0 builds without a version bump),
  *        prefill_chunk, moe_top_k and moe_prefetch, and takes the C++ API's meanings:
  *        kv_window -1 (the new default) is the preset's window, 0 unbounded;
- *        max_context defaults to 4096 (0 also means 4096); device is checked by the
+ *        max_context 0 (the default) means 4096 or the model's training context when
+ *        smaller, and more than the training context fails (UAII_ERR_INVALID_ARGUMENT,
+ *        "context_length N exceeds the model maximum M"); device is checked by the
  *        engine (UAII_ERR_UNSUPPORTED for a device it lacks); uaii_generate_options' seed
  *        defaults to 42, the CLI's and C++'s (was 0xC0FFEE). Status codes come from
  *        where each error arises: a file uaii cannot read because it lacks a feature
@@ -175,8 +177,9 @@ typedef struct uaii_session_options {
   int64_t kv_window;         /* resident KV positions: -1 the preset's window (default; unbounded
                                 for UAII_PRESET_NONE), 0 unbounded up to max_context, n > 0 n
                                 positions (plus attention sinks) */
-  int64_t max_context;       /* KV cache positions; default 4096, 0 also 4096; without a KV
-                                window clamped to the model's training context */
+  int64_t max_context;       /* KV cache positions; 0 (default): 4096, or the model's training
+                                context when smaller; more than the training context is
+                                UAII_ERR_INVALID_ARGUMENT */
   /* Added in 0.4 (it first shipped, unversioned, in late 0.3.0 builds; a caller's smaller
    * struct_size leaves it 0, off). 1: after each
    * uaii_session_generate / uaii_session_chat call with two or more tokens, fold what

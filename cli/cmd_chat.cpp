@@ -335,7 +335,7 @@ int RunChat(int argc, char** argv) {
   auto model = Model::Load(*path);
   if (!model.ok()) return fail(model.status());
   so.threads = static_cast<int>(threads);
-  so.max_context = max_context > 0 ? max_context : kDefaultMaxContext;
+  so.max_context = max_context;  // 0: the default, or the model's maximum when smaller
   auto gen = Generator::Create(*model, so);
   if (!gen.ok()) return fail(gen.status());
   const std::string template_path = args->get("--chat-template");

@@ -148,16 +148,23 @@ int RunGenerate(int argc, char** argv) {
   auto model = Model::Load(*path);
   if (!model.ok()) return fail(model.status());
   so.threads = static_cast<int>(threads);
+  // Without --max-context: the default (4096, or the model's maximum when smaller),
+  // widened to what the prompt and max_tokens need, never past the model's maximum.
+  auto context_for = [&](int64_t needed) -> int64_t {
+    if (max_context > 0) return max_context;
+    const int64_t model_max = (*model)->info().n_ctx_train;
+    if (needed <= kDefaultMaxContext) return 0;
+    return model_max > 0 ? std::min(needed, model_max) : needed;
+  };
   if (dry_run) {
-    so.max_context = max_context > 0 ? max_context : std::max<int64_t>(4096, max_tokens);
+    so.max_context = context_for(max_tokens);
     return PrintDryRun("generate", **model, so, json);
   }
   auto prompt = (*model)->tokenizer().Encode(args->get("--prompt"),
                                              EncodeOptions{.parse_special = false, .add_special = true});
   if (!prompt.ok()) return fail(prompt.status());
 
-  so.max_context = max_context > 0 ? max_context
-                                   : std::max<int64_t>(4096, static_cast<int64_t>(prompt->size()) + max_tokens);
+  so.max_context = context_for(static_cast<int64_t>(prompt->size()) + max_tokens);
   auto gen = Generator::Create(*model, so);
   if (!gen.ok()) return fail(gen.status());
   GenerationRequest req;

@@ -26,19 +26,21 @@ enum class Preset : uint32_t { kNone = 0, kLaptop = 1, kDesktop = 2, kServer = 3
 absl::StatusOr<Preset> ParsePreset(std::string_view name);
 std::string_view PresetName(Preset p);
 
-// max_context when SessionOptions.max_context (or the C ABI's) is 0.
+// max_context when SessionOptions.max_context (or the C ABI's) is 0, unless the
+// model's training context is smaller (then that).
 inline constexpr int64_t kDefaultMaxContext = 4096;
 
 // How a session runs. The C ABI's uaii_session_options carries the same fields with
 // the same defaults and meanings (docs/c_api.md, "Session options"):
-//   max_context  KV cache positions; 0 means kDefaultMaxContext. Without a KV window
-//                it is clamped to the model's training context.
+//   max_context  KV cache positions; 0 means kDefaultMaxContext or the model's training
+//                context when that is smaller. More than the training context fails
+//                ("context_length N exceeds the model maximum M"), never a silent clamp.
 //   kv_window    resident KV positions (+ attention sinks): -1 the preset's window
 //                (unbounded for Preset::kNone), 0 unbounded up to max_context, n > 0
 //                that many positions.
 struct SessionOptions {
   int threads = 0;             // <= 0: physical cores
-  int64_t max_context = 4096;  // KV cache positions (clamped to the model's training context)
+  int64_t max_context = 0;     // KV cache positions (0: min(kDefaultMaxContext, the model's maximum))
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
   std::string device = "cpu";  // "cpu", "auto" (the first GPU backend reporting a real device, else the CPU) or a backend's device name
   // Memory (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The library applies

@@ -33,11 +33,14 @@ absl::StatusOr<SessionPlan> PlanSession(const Model& model, const SessionOptions
   sp.kv_window = sp.preset.kv_window;
   sp.kv_sinks = sp.preset.kv_sinks;
 
+  // Positions past the trained context are outside what the model was made for: asking
+  // for them is an error, and the default never exceeds it.
   int64_t ctx = options.max_context > 0 ? options.max_context : kDefaultMaxContext;
-  // Without a window the cache grows to max_context, so it stays within the trained
-  // context; a window bounds memory and lets positions go on (absolute RoPE positions).
-  if (model.info().n_ctx_train > 0 && (sp.kv_window == 0 || options.max_context <= 0))
-    ctx = std::min(ctx, model.info().n_ctx_train);
+  const int64_t model_max = model.info().n_ctx_train;
+  if (model_max > 0 && options.max_context > model_max)
+    return absl::InvalidArgumentError(
+        StrCat("context_length ", options.max_context, " exceeds the model maximum ", model_max));
+  if (model_max > 0) ctx = std::min(ctx, model_max);
   sp.max_context = ctx;
   sp.prefill_chunk = options.prefill_chunk > 0 ? options.prefill_chunk : 512;
   if (sp.kv_window > 0) sp.prefill_chunk = std::min(sp.prefill_chunk, sp.kv_window);

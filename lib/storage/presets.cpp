@@ -115,7 +115,10 @@ ResolvedPreset ResolvePreset(Preset preset, const MachineMemory& machine, const 
       break;
   }
   if (overrides.ram_bytes) {
-    r.budget_bytes = *overrides.ram_bytes;
+    // A phone's budget never exceeds half of what the OS can still give (the rest is
+    // the OS's and the apps'); the other presets take --ram-gb as given.
+    r.budget_bytes = preset == Preset::kPhone ? std::min(*overrides.ram_bytes, machine.available_bytes / 2)
+                                              : *overrides.ram_bytes;
     if (preset == Preset::kNone) {  // a budget turns streaming on
       r.pin = PinPolicy::kAutoTrunk;
       r.streaming = StreamPolicy::kWhenOverBudget;

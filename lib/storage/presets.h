@@ -54,7 +54,8 @@ struct PresetOverrides {
 
 // The preset's numbers on `machine`. Laptop / desktop / server keep their target
 // unless the machine has less available than the target, then shrink to what is
-// available; phone starts at 2 GiB and is clamped to half of what is available.
+// available; phone starts at 2 GiB (or --ram-gb) and is clamped to half of what is
+// available.
 ResolvedPreset ResolvePreset(Preset preset, const MachineMemory& machine, const PresetOverrides& overrides = {});
 
 }  // namespace uaii::storage

@@ -82,7 +82,7 @@ TEST_CASE("public surface: the C and C++ session options have the same defaults,
   CHECK(c.preset == UAII_PRESET_NONE);
   CHECK(cxx.device == "cpu");
   CHECK(cxx.kv_window == -1);  // the preset's window
-  CHECK(cxx.max_context == uaii::kDefaultMaxContext);
+  CHECK(cxx.max_context == 0);  // kDefaultMaxContext, or the model's maximum when smaller
   CHECK(uaii::kDefaultMaxContext == 4096);
   CHECK(cxx.prefill_chunk == 512);
   CHECK(cxx.moe_top_k == 0);
@@ -129,7 +129,7 @@ TEST_CASE("public surface: the dry run is one document from the library, the C A
   }
   ScopedHome home;
   const std::string cmd = "UAII_HOME='" + home.dir + "' '" + cli + "' generate --model '" + Tiny() +
-                          "' --dry-run --preset laptop --max-context 512";
+                          "' --dry-run --preset laptop --max-context 256";
   // The first dry run measures the calibration and caches it; every later one reads it.
   REQUIRE(Run(cmd + " --json").first == 0);
   auto [code, cli_json] = Run(cmd + " --json");
@@ -141,13 +141,13 @@ TEST_CASE("public surface: the dry run is one document from the library, the C A
   REQUIRE(model.ok());
   uaii::SessionOptions so;
   so.preset = uaii::Preset::kLaptop;
-  so.max_context = 512;
+  so.max_context = 256;
   auto dry = uaii::PlanDryRun(**model, so);
   REQUIRE(dry.ok());
   CHECK(dry->json + "\n" == cli_json);
   CHECK(dry->text == cli_text);
   CHECK(dry->plan.preset == uaii::Preset::kLaptop);
-  CHECK(dry->plan.max_context == 512);
+  CHECK(dry->plan.max_context == 256);
   CHECK(dry->plan.calibrated);
   CHECK(cli_json.find("\"calibration\": {") != std::string::npos);
 
@@ -156,7 +156,7 @@ TEST_CASE("public surface: the dry run is one document from the library, the C A
   uaii_session_options o;
   uaii_session_options_init(&o);
   o.preset = UAII_PRESET_LAPTOP;
-  o.max_context = 512;
+  o.max_context = 256;
   char* json = nullptr;
   REQUIRE(uaii_model_plan_json(m, &o, &json) == UAII_OK);
   CHECK(std::string(json) + "\n" == cli_json);

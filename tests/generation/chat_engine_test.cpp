@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "uaii/chat.h"
 
@@ -17,8 +20,12 @@ std::string Fixture(const std::string& rel) {
   return std::string(dir ? dir : UAII_FIXTURE_DIR) + "/" + rel;
 }
 
+// One file per process and call: ctest runs the cases of this file as parallel
+// processes (and other checkouts may run them too), so a shared name races.
 std::string WriteTemplate() {
-  auto path = std::filesystem::temp_directory_path() / "uaii_chat_engine_test.jinja";
+  static int calls = 0;
+  auto path = std::filesystem::temp_directory_path() /
+              ("uaii_chat_engine_test." + std::to_string(::getpid()) + "." + std::to_string(++calls) + ".jinja");
   std::ofstream(path) << "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
                          "{% if add_generation_prompt %}assistant:{% endif %}";
   return path.string();
@@ -29,7 +36,7 @@ std::unique_ptr<ChatEngine> Engine(const std::string& template_path) {
   REQUIRE(model.ok());
   ChatEngineOptions o;
   o.session.threads = 1;
-  o.session.max_context = 512;
+  o.session.max_context = 256;  // the tiny model's training context
   o.chat_template_path = template_path;
   auto e = ChatEngine::Create(*model, o);
   INFO((e.ok() ? "" : std::string(e.status().message())));

@@ -13,6 +13,8 @@
 // that row is F32 and qwen2 covers BF16).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -86,7 +88,7 @@ TEST_CASE("hf: a model_type outside the family table fails, naming the supported
   }
   // The llama layout under a model_type whose math differs (granite's multipliers):
   // refused, where reading it as llama would compute another model.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "uaii_cross_path_granite";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("uaii_cross_path_granite." + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::copy(src, dir);
   std::ifstream in(dir / "config.json");

@@ -99,3 +99,18 @@ def test_generate_chat_wraps_one_user_turn(uaii_bin, default_model):
     via_chat = json.loads(run_uaii(uaii_bin, "chat", "--model", default_model, "-p", "Hi",
                                    "--chat-template", template, "--max-tokens", "6", "--json").stdout)
     assert via_generate == via_chat or via_generate["usage"]["prompt_tokens"] == via_chat["usage"]["prompt_tokens"]
+
+
+def test_generate_context_past_the_model_maximum_is_an_error(uaii_bin, fixtures_dir):
+    tiny = str(fixtures_dir / "tiny" / "tiny-llama-f32.gguf")
+    p = run_uaii(uaii_bin, "generate", "--model", tiny, "-p", "abc", "--max-tokens", "2", "--max-context", "1000",
+                 check=False)
+    assert p.returncode != 0
+    assert "context_length 1000 exceeds the model maximum 256" in p.stderr
+    # Without --max-context a long request is sized to the model's maximum and stops there.
+    p = run_uaii(uaii_bin, "generate", "--model", tiny, "-p", "abc", "--max-tokens", "5000", "--json",
+                 "--min-p", "0", "--temp", "0")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["stop_reason"] in ("context_full", "eos")
+    assert doc["usage"]["prompt_tokens"] + doc["usage"]["completion_tokens"] <= 257

@@ -199,6 +199,8 @@ def test_bad_session_options(model):
         uaii.Session(model, device="quantum")
     with pytest.raises(uaii.InvalidArgumentError, match="max_context -5 is negative"):
         uaii.Session(model, max_context=-5)
+    with pytest.raises(uaii.InvalidArgumentError, match="context_length 100000 exceeds the model maximum 32768"):
+        uaii.Session(model, max_context=100000)
     with pytest.raises(uaii.InvalidArgumentError, match="ram_gb"):
         uaii.Session(model, ram_gb=-1.0)
     # Presets, budgets and KV windows work through the ABI (docs/storage.md).

@@ -138,7 +138,7 @@ def test_tiny_model_every_layer_streamed_same_tokens(uaii_bin, fixtures_dir, hom
 
 
 def test_kv_window_keeps_rss_flat_over_4000_tokens(uaii_bin, fixtures_dir, home):
-    model = tiny(fixtures_dir, "tiny-llama-q4_0.gguf")
+    model = tiny(fixtures_dir, "tiny-llama-q4_0-ctx8k.gguf")  # context_length 8192
     flags = ["--kv-window", "64", "--max-context", "8192", "--max-tokens", "64"]
 
     def prompt(n):

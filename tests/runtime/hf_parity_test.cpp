@@ -13,6 +13,8 @@
 // headroom (each run prints the measured value).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -136,7 +138,7 @@ TEST_CASE("HF directories match transformers float32 logits, whole and chunked p
 TEST_CASE("Model::Load names the cause for a broken HF directory", "[hf_parity]") {
   namespace fs = std::filesystem;
   const fs::path src = fs::path(UAII_FIXTURE_DIR) / "hf_tiny" / "llama_f32";
-  const fs::path dir = fs::temp_directory_path() / "uaii_hf_broken_config";
+  const fs::path dir = fs::temp_directory_path() / ("uaii_hf_broken_config." + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (const char* f : {"model.safetensors", "tokenizer.json", "tokenizer_config.json"})

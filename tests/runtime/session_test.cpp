@@ -192,3 +192,24 @@ TEST_CASE("session: the model's graph prints as .uaii.json and parses back") {
   CHECK(json->find("\"attention\"") != std::string::npos);
   CHECK(json->find("Q4_K") != std::string::npos);
 }
+
+TEST_CASE("Session: a context past the model's training maximum is an error, not a clamp", "[session]") {
+  auto m = LoadOrFail(Tiny("tiny-llama-f32.gguf"));
+  const int64_t model_max = m->info().n_ctx_train;
+  REQUIRE(model_max == 256);
+  auto over = Session::Create(m, SessionOptions{.threads = 1, .max_context = model_max + 1});
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(over.status().message()) == "context_length 257 exceeds the model maximum 256");
+  // ... with a KV window too (positions past the trained context stay refused).
+  auto windowed = Session::Create(m, SessionOptions{.threads = 1, .max_context = 1024, .kv_window = 64});
+  REQUIRE_FALSE(windowed.ok());
+  CHECK_THAT(std::string(windowed.status().message()), Catch::Contains("exceeds the model maximum 256"));
+  // The default is the model's maximum when that is smaller than kDefaultMaxContext.
+  auto dflt = Session::Create(m, SessionOptions{.threads = 1});
+  REQUIRE(dflt.ok());
+  CHECK((*dflt)->max_context() == model_max);
+  auto exact = Session::Create(m, SessionOptions{.threads = 1, .max_context = model_max});
+  REQUIRE(exact.ok());
+  CHECK((*exact)->max_context() == model_max);
+}

@@ -72,6 +72,26 @@ TEST_CASE("presets: phone is 2 GiB clamped to half of what is available", "[stor
   CHECK(small.expert_lru_bytes == kGiB / 16);
 }
 
+TEST_CASE("presets: --ram-gb on a phone is clamped to half of what is available", "[storage][presets]") {
+  // --ram-gb 8 on a phone with 6 GiB available: 3 GiB.
+  auto phone = ResolvePreset(Preset::kPhone, Machine(12, 6), {.ram_bytes = 8 * kGiB, .kv_window = std::nullopt});
+  CHECK(phone.budget_bytes == 3 * kGiB);
+  CHECK(phone.expert_lru_bytes == 256 * kMiB);
+  CHECK(phone.kv_window == 512);
+  // Below half of what is available, --ram-gb stands.
+  auto small = ResolvePreset(Preset::kPhone, Machine(12, 6), {.ram_bytes = 1 * kGiB, .kv_window = std::nullopt});
+  CHECK(small.budget_bytes == 1 * kGiB);
+  CHECK(small.kv_window == 256);
+  // The other presets take --ram-gb as given, and shrink to what is available only
+  // when the machine has less than their target.
+  CHECK(ResolvePreset(Preset::kLaptop, Machine(12, 6), {.ram_bytes = 8 * kGiB, .kv_window = std::nullopt})
+            .budget_bytes == 8 * kGiB);
+  CHECK(ResolvePreset(Preset::kLaptop, Machine(12, 6)).budget_bytes == 6 * kGiB);
+  CHECK(ResolvePreset(Preset::kLaptop, Machine(12, 9)).budget_bytes == 8 * kGiB);
+  CHECK(ResolvePreset(Preset::kDesktop, Machine(64, 31)).budget_bytes == 31 * kGiB);
+  CHECK(ResolvePreset(Preset::kServer, Machine(256, 200)).budget_bytes == 128 * kGiB);
+}
+
 TEST_CASE("presets: none is unlimited; overrides win", "[storage][presets]") {
   auto none = ResolvePreset(Preset::kNone, Machine(24, 20));
   CHECK(none.budget_bytes == 0);
