@@ -106,19 +106,24 @@ absl::StatusOr<ModelTemplates> FromGguf(const std::string& path) {
 
 }  // namespace
 
+bool HasTools(const ChatRequest& r) {
+  if (!r.tools || r.tools->is_none()) return false;
+  return !r.tools->is_list() || !r.tools->list->empty();
+}
+
 Value BuildContext(const ChatRequest& r) {
   Value ctx = Value::MakeDict();
   auto set = [&](const char* k, Value v) { ctx.dict->Set(Value::String(k), std::move(v)); };
   set("messages", r.messages);
-  set("tools", r.tools ? *r.tools : Value::None());
+  if (HasTools(r)) set("tools", *r.tools);
   set("documents", Value::None());
   set("add_generation_prompt", Value::Bool(r.add_generation_prompt));
   if (r.bos_token) set("bos_token", Value::String(*r.bos_token));
   if (r.eos_token) set("eos_token", Value::String(*r.eos_token));
-  if (r.enable_thinking) {
-    set("enable_thinking", Value::Bool(*r.enable_thinking));
-    set("thinking", Value::Bool(*r.enable_thinking));
-  }
+  const bool thinking = r.enable_thinking.value_or(false);
+  set("enable_thinking", Value::Bool(thinking));
+  set("thinking", Value::Bool(thinking));
+  set("preserve_thinking", Value::Bool(false));
   return ctx;
 }
 

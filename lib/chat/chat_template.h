@@ -18,15 +18,21 @@ struct ChatRequest {
   jinja::Value messages;               // a list
   std::optional<jinja::Value> tools;   // set when the request declares tools
   bool add_generation_prompt = true;
-  std::optional<bool> enable_thinking; // set only when the caller chooses
+  std::optional<bool> enable_thinking; // true only when the request enables thinking
   std::optional<std::string> bos_token, eos_token;
 };
 
-// The variables HF passes to the template (render_jinja_template): messages, tools
-// (None when the request declares none, exactly as HF passes it), documents (None),
-// add_generation_prompt, bos_token / eos_token (only when the tokenizer has them),
-// enable_thinking and thinking (only when the caller sets them).
+// The variables the template sees, as HF's render_jinja_template passes them plus the
+// product's fixed choices: messages; tools only when the request declares at least one
+// tool (else undefined, so `tools is defined` is false); documents (None);
+// add_generation_prompt; bos_token / eos_token (only when the tokenizer has them);
+// enable_thinking and thinking, both false unless the request enables thinking (a
+// template's own default, e.g. Qwen 3 thinking on, never applies); preserve_thinking
+// false. {% generation %} blocks render their body (parser.cpp).
 jinja::Value BuildContext(const ChatRequest& request);
+// The request declares at least one tool (what `tools` being defined and the
+// "tool_use" template choice follow).
+bool HasTools(const ChatRequest& request);
 
 // Parses and renders `source` with BuildContext(request).
 absl::StatusOr<std::string> RenderChat(const std::string& source, const ChatRequest& request,

@@ -93,7 +93,7 @@ absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) c
   cr.enable_thinking = request.think;
   cr.bos_token = impl_->templates.bos_token;
   cr.eos_token = impl_->templates.eos_token;
-  auto source = chat::SelectTemplate(impl_->templates, request.tools_json.has_value());
+  auto source = chat::SelectTemplate(impl_->templates, chat::HasTools(cr));
   if (!source.ok()) return source.status();
   return chat::RenderChat(*source, cr);
 }

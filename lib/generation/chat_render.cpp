@@ -38,7 +38,7 @@ absl::StatusOr<std::string> RenderChatTemplate(const std::string& model_path, co
   req.add_generation_prompt = request.add_generation_prompt;
   auto templates = chat::LoadModelTemplates(model_path);
   if (!templates.ok()) return templates.status();
-  auto source = chat::SelectTemplate(*templates, req.tools.has_value());
+  auto source = chat::SelectTemplate(*templates, chat::HasTools(req));
   if (!source.ok()) return source.status();
   req.bos_token = templates->bos_token;
   req.eos_token = templates->eos_token;

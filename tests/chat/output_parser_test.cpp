@@ -450,8 +450,10 @@ TEST_CASE("detect syntax: real templates from /work/shared") {
     CHECK(s.capabilities.can_disable_thinking);
     CHECK(s.capabilities.tools);
     // Qwen3 lets the model open <think> itself; with thinking off the prompt holds
-    // an empty, closed block.
-    std::string on = Render(t.chat_template, std::nullopt), off = Render(t.chat_template, false);
+    // an empty, closed block. A request that does not enable thinking has it off (the
+    // template's own default, on, never applies).
+    std::string on = Render(t.chat_template, true), off = Render(t.chat_template, false);
+    CHECK(Render(t.chat_template, std::nullopt) == off);
     CHECK(on.ends_with("<|im_start|>assistant\n"));
     CHECK(off.ends_with("<think>\n\n</think>\n\n"));
     CHECK_FALSE(s.StartsInThinking(on));
@@ -532,7 +534,7 @@ TEST_CASE("detect syntax: template snippets") {
     PieceLookup lookup;
     std::optional<ReasoningMarkers> reasoning;
     ToolCallSyntax tools;
-    bool can_disable_thinking, has_tools, starts_in_thinking_default, starts_in_thinking_off;
+    bool can_disable_thinking, has_tools, starts_in_thinking_on, starts_in_thinking_off;
   };
   const ReasoningMarkers think{"<think>", "</think>"}, channel{"<|channel>thought", "<channel|>"};
   auto vocab = [](std::set<std::string> pieces) {
@@ -559,7 +561,7 @@ TEST_CASE("detect syntax: template snippets") {
     CHECK(s.capabilities.reasoning == w.reasoning.has_value());
     CHECK(s.capabilities.can_disable_thinking == w.can_disable_thinking);
     CHECK(s.capabilities.tools == w.has_tools);
-    CHECK(s.StartsInThinking(Render(w.source, std::nullopt)) == w.starts_in_thinking_default);
+    CHECK(s.StartsInThinking(Render(w.source, true)) == w.starts_in_thinking_on);
     CHECK(s.StartsInThinking(Render(w.source, false)) == w.starts_in_thinking_off);
   }
   // The Gemma 4 prompt with thinking on ends with "<|turn>model\n"; an explicit

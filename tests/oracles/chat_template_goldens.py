@@ -3,11 +3,11 @@
 with Python jinja2 in Hugging Face's apply_chat_template environment and writes one
 golden per template to tests/golden/chat/<model>.json.
 
-The context is built as transformers' render_jinja_template builds it: messages,
-tools (None when the request declares none), documents (None),
-add_generation_prompt, the tokenizer's bos_token / eos_token when set, and any
-template kwargs the caller passes (here enable_thinking and thinking, only in the
-cases that set them). Where jinja2 raises (a template refusing a role), the golden
+The context is built as transformers' render_jinja_template builds it, with the
+variables the product fixes (lib/chat/chat_template.h): messages, tools only when the
+request declares at least one tool (else not passed: undefined), documents (None),
+add_generation_prompt, the tokenizer's bos_token / eos_token when set, enable_thinking
+and thinking (False unless the case enables thinking) and preserve_thinking (False). Where jinja2 raises (a template refusing a role), the golden
 records the exception class and message instead of an output.
 
 Usage: python3 tests/oracles/chat_template_goldens.py [SHARED_TOKENIZERS_DIR]
@@ -72,6 +72,7 @@ CASES = [
         "enable_thinking": True,
     },
     {"name": "tools_declared", "messages": [SYSTEM, WEATHER_Q], "tools": TOOLS},
+    {"name": "tools_empty", "messages": [SYSTEM, WEATHER_Q], "tools": []},
     {"name": "tool_call_and_result", "messages": [WEATHER_Q, TOOL_CALL, TOOL_RESULT], "tools": TOOLS},
     {"name": "unicode_content", "messages": [{"role": "user", "content": "héllo wörld 😀 — \"quotes\" and 'apostrophes'\n\tnext line"}]},
     {"name": "roles_not_alternating", "messages": [USER1, {"role": "user", "content": "Second user turn"}]},
@@ -88,17 +89,19 @@ def special(config, key):
 def context_for(case, config):
     ctx = {
         "messages": copy.deepcopy(case["messages"]),
-        "tools": copy.deepcopy(case.get("tools")),
         "documents": None,
         "add_generation_prompt": case.get("add_generation_prompt", True),
     }
+    if case.get("tools"):
+        ctx["tools"] = copy.deepcopy(case["tools"])
     for key in ("bos_token", "eos_token"):
         v = special(config, key)
         if v is not None:
             ctx[key] = v
-    if "enable_thinking" in case:
-        ctx["enable_thinking"] = case["enable_thinking"]
-        ctx["thinking"] = case["enable_thinking"]
+    thinking = case.get("enable_thinking", False)
+    ctx["enable_thinking"] = thinking
+    ctx["thinking"] = thinking
+    ctx["preserve_thinking"] = False
     return ctx
 
 
@@ -125,7 +128,7 @@ def main():
             continue
         results = []
         for case in CASES:
-            template = pick_template(config, case.get("tools") is not None)
+            template = pick_template(config, bool(case.get("tools")))
             r = {
                 "name": case["name"],
                 "messages": case["messages"],
