@@ -42,7 +42,7 @@ using ChatEventCallback = std::function<bool(const chat::OutputBlock&)>;
 struct ChatTurnResult {
   GenerationResult generation;          // generation.text is the raw reply, markers included
   std::vector<chat::OutputBlock> blocks;  // the reply as blocks (deltas merged)
-  int64_t reasoning_tokens = 0;         // tokens produced inside reasoning blocks
+  int64_t reasoning_tokens = 0;         // tokens produced inside reasoning blocks (0 unless the request enabled thinking)
   bool started_in_thinking = false;     // the prompt ended inside an open reasoning block
 };
 

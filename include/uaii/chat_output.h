@@ -30,7 +30,7 @@ std::string_view BlockKindName(BlockKind kind);
 struct ToolCall {
   std::string name;
   std::string arguments;  // a JSON object, compact UTF-8 ("{}" when the model gave none)
-  std::string id;         // empty unless the model wrote one
+  std::string id;         // set by the chat engine (unique per reply); never taken from the model's text
   bool operator==(const ToolCall&) const = default;
 };
 
@@ -85,6 +85,9 @@ struct ChatCapabilities {
 struct ChatSyntax {
   std::optional<ReasoningMarkers> reasoning;
   ToolCallSyntax tool_calls = ToolCallSyntax::kNone;
+  // A marker that closes a Granite call list, read only when the template prints it
+  // (<|/tool_call|>); "" when the list ends where its JSON ends.
+  std::string tool_call_close;
   ChatCapabilities capabilities;
 
   // True when the rendered prompt (generation prompt included) ends inside an

@@ -73,15 +73,26 @@ constexpr std::array<ToolCallMarkup, 5> kMarkups = {{
     {ToolCallSyntax::kLlama3, "<|python_tag|>", "<|eom_id|>", CallBody::kPythonTag},
 }};
 
+// Granite models write the plain text <tool_call> instead of the <|tool_call|> token.
+constexpr std::string_view kGraniteTextOpen = "<tool_call>";
+
 ChatOutputParser::ChatOutputParser(const ChatSyntax& syntax, bool starts_in_thinking) : syntax_(syntax) {
-  if (syntax_.reasoning) open_markers_.push_back(syntax_.reasoning->open);
+  if (syntax_.reasoning) {
+    open_markers_.push_back(syntax_.reasoning->open);
+    close_markers_.push_back(syntax_.reasoning->close);
+  }
   for (const ToolCallMarkup& m : kMarkups) {
     if (m.syntax == syntax_.tool_calls) {
       markup_ = &m;
       open_markers_.push_back(m.open);
+      if (m.syntax == ToolCallSyntax::kGranite) open_markers_.push_back(kGraniteTextOpen);
+      if (!m.close.empty()) close_markers_.push_back(m.close);
       break;
     }
   }
+  if (!syntax_.tool_call_close.empty()) close_markers_.push_back(syntax_.tool_call_close);
+  text_markers_ = open_markers_;
+  text_markers_.insert(text_markers_.end(), close_markers_.begin(), close_markers_.end());
   Reset(starts_in_thinking);
 }
 
@@ -139,6 +150,7 @@ void ChatOutputParser::Process(bool final) {
       case Mode::kThinking: more = StepThinking(final); break;
       case Mode::kToolTagged: more = StepToolTagged(final); break;
       case Mode::kToolJson: more = StepToolJson(final); break;
+      case Mode::kToolClose: more = StepToolClose(final); break;
       case Mode::kBareJson: more = StepBareJson(final); break;
     }
     if (!more) return;
@@ -187,18 +199,20 @@ bool ChatOutputParser::StepText(bool final) {
     }
     bare_ = Bare::kOff;
   }
+  // The earliest marker: an opener starts its block, a closer (nothing is open) is dropped.
   size_t hit = std::string::npos, which = 0;
-  for (size_t i = 0; i < open_markers_.size(); ++i) {
-    size_t pos = buf_.find(open_markers_[i]);
+  for (size_t i = 0; i < text_markers_.size(); ++i) {
+    size_t pos = buf_.find(text_markers_[i]);
     if (pos < hit) hit = pos, which = i;
   }
   size_t n = hit;
-  if (hit == std::string::npos) n = final ? buf_.size() : Utf8SafeEnd(std::string_view(buf_).substr(0, HoldBack(buf_, open_markers_)));
+  if (hit == std::string::npos) n = final ? buf_.size() : Utf8SafeEnd(std::string_view(buf_).substr(0, HoldBack(buf_, text_markers_)));
   Emit(BlockKind::kText, std::string_view(buf_).substr(0, n));
   buf_.erase(0, n);
   if (hit == std::string::npos) return false;
-  std::string_view marker = open_markers_[which];
+  std::string_view marker = text_markers_[which];
   buf_.erase(0, marker.size());
+  if (which >= open_markers_.size()) return true;  // a closer with no open block
   EndBlock();
   if (syntax_.reasoning && which == 0) {
     mode_ = Mode::kThinking;
@@ -275,6 +289,19 @@ bool ChatOutputParser::StepToolJson(bool final) {
   EmitCalls(body, StrCat(tool_open_, body), /*closed=*/true);
   buf_.erase(0, p + *end);
   EndBlock();
+  mode_ = syntax_.tool_call_close.empty() ? Mode::kText : Mode::kToolClose;
+  return true;
+}
+
+bool ChatOutputParser::StepToolClose(bool final) {
+  std::string_view close = syntax_.tool_call_close;
+  const size_t p = buf_.find_first_not_of(kSpace);
+  std::string_view rest = p == std::string::npos ? std::string_view() : std::string_view(buf_).substr(p);
+  if (rest.substr(0, close.size()) == close) {
+    buf_.erase(0, p + close.size());
+  } else if (!final && close.substr(0, rest.size()) == rest) {
+    return false;  // the closer may still be arriving
+  }
   mode_ = Mode::kText;
   return true;
 }

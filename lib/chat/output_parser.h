@@ -12,8 +12,13 @@
 // "\n" around markers: "<think>\n...\n</think>\n\n"), so whitespace between two
 // tool calls makes no empty Text block. Whitespace inside a block is kept.
 //
-// A marker of a syntax the template does not use is plain text, and so is a
-// closing marker with no open block (no retraction of text already returned).
+// A marker of a syntax the template does not use is plain text. A closing marker
+// (reasoning or tool call) with no open block is dropped; the text around it stays
+// (no retraction of text already returned).
+//
+// Granite opens its call list with <|tool_call|> or with the plain text <tool_call>
+// the model writes instead; the JSON list ends the call, and the template's
+// <|/tool_call|> after it (ChatSyntax::tool_call_close) is consumed when it follows.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -59,7 +64,7 @@ class ChatOutputParser {
                                            const std::vector<std::string_view>& pieces);
 
  private:
-  enum class Mode : uint8_t { kText, kThinking, kToolTagged, kToolJson, kBareJson };
+  enum class Mode : uint8_t { kText, kThinking, kToolTagged, kToolJson, kToolClose, kBareJson };
   // Llama 3.x's bare JSON call is only recognized where the reply starts, or
   // right after another one (";"-separated calls).
   enum class Bare : uint8_t { kOff, kAtStart, kAfterCall };
@@ -68,6 +73,7 @@ class ChatOutputParser {
   bool StepThinking(bool final);
   bool StepToolTagged(bool final);
   bool StepToolJson(bool final);
+  bool StepToolClose(bool final);
   bool StepBareJson(bool final);
   void Emit(BlockKind kind, std::string_view s);
   void EndBlock();
@@ -76,7 +82,9 @@ class ChatOutputParser {
 
   ChatSyntax syntax_;
   const ToolCallMarkup* markup_ = nullptr;  // the tool-call markup of syntax_, if any
-  std::vector<std::string_view> open_markers_;  // reasoning open (first), tool-call open
+  std::vector<std::string_view> open_markers_;  // reasoning open (first, if any), tool-call opens
+  std::vector<std::string_view> close_markers_; // closers dropped in text (no block is open)
+  std::vector<std::string_view> text_markers_;  // both: what text must not end inside
   Mode mode_ = Mode::kText;
   Bare bare_ = Bare::kOff;
   std::string buf_;          // input not yet decided

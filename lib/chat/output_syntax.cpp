@@ -83,6 +83,7 @@ ChatSyntax DetectChatSyntax(std::string_view source, const PieceLookup& has_piec
       break;
     }
   }
+  if (s.tool_calls == ToolCallSyntax::kGranite && Contains(source, "<|/tool_call|>")) s.tool_call_close = "<|/tool_call|>";
   s.capabilities.reasoning = s.reasoning.has_value();
   s.capabilities.can_disable_thinking = Contains(source, "enable_thinking");
   // Jinja reads the variable as `tools` (if tools, tools | length, for tool in tools).

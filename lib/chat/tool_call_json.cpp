@@ -62,7 +62,7 @@ absl::StatusOr<ToolCall> ToolCallFromValue(const jinja::Value& v) {
   auto args = ArgumentsJson(GetArguments(*fields));
   if (!args.ok()) return absl::InvalidArgumentError(StrCat(std::string(args.status().message()), " (call ", call.name, ")"));
   call.arguments = *std::move(args);
-  if (const jinja::Value* id = Get(v, "id"); id && id->is_string()) call.id = id->str;
+  // An "id" in the model's text is not taken: the engine numbers the calls of a reply.
   return call;
 }
 

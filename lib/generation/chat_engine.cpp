@@ -9,6 +9,7 @@
 #include "chat/output_parser.h"
 #include "chat/output_syntax.h"
 #include "chat/tool_call_xml.h"
+#include "generation/tool_call_ids.h"
 #include "util/str_cat.h"
 
 namespace uaii {
@@ -43,6 +44,7 @@ struct ChatEngine::Impl {
   std::shared_ptr<Generator> generator;
   chat::ModelTemplates templates;
   chat::ChatSyntax syntax;
+  ToolCallIds call_ids;
 };
 
 ChatEngine::ChatEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -122,14 +124,19 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
     parser.SetToolParamTypes(*std::move(types));
   }
   bool go_on = true;
+  impl_->call_ids.NewReply();
   auto deliver = [&](std::vector<chat::OutputBlock> events) {
+    impl_->call_ids.Assign(events);
     for (const auto& e : events)
       if (go_on && on_event && !on_event(e)) go_on = false;
     chat::AppendBlocks(result.blocks, events);
   };
+  // Thinking tokens are reported only when the request enabled thinking.
+  const bool count_reasoning = request.think.value_or(false);
   auto r = impl_->generator->Run(gen, [&](TokenId id, std::string_view text) {
     deliver(parser.Feed(text));
-    if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking) ++result.reasoning_tokens;
+    if (count_reasoning && id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking)
+      ++result.reasoning_tokens;
     return go_on;
   });
   if (!r.ok()) return r.status();

@@ -91,26 +91,3 @@ TEST_CASE("a tokenizer_config without chat_template fails with a clear error", "
   REQUIRE_FALSE(s.ok());
   CHECK(std::string(s.status().message()).find("tokenizer_config.json has no chat template") != std::string::npos);
 }
-
-TEST_CASE("chat variables: thinking off unless enabled, tools only when declared", "[chat]") {
-  const std::string probe =
-      "tools:{{ tools is defined }} think:{{ enable_thinking }}/{{ thinking }} preserve:{{ preserve_thinking }} "
-      "gen:{{ add_generation_prompt }}{% generation %} body{% endgeneration %}";
-  chat::ChatRequest r;
-  r.messages = Value::MakeList();
-  auto render = [&] {
-    auto out = chat::RenderChat(probe, r);
-    REQUIRE(out.ok());
-    return *out;
-  };
-  CHECK(render() == "tools:False think:False/False preserve:False gen:True body");
-  r.enable_thinking = true;
-  CHECK(render() == "tools:False think:True/True preserve:False gen:True body");
-  r.enable_thinking = false;
-  r.tools = Value::MakeList();  // an empty list declares no tool
-  CHECK(render() == "tools:False think:False/False preserve:False gen:True body");
-  CHECK_FALSE(chat::HasTools(r));
-  r.tools->list->push_back(Value::MakeDict());
-  CHECK(render() == "tools:True think:False/False preserve:False gen:True body");
-  CHECK(chat::HasTools(r));
-}

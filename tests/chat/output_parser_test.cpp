@@ -43,6 +43,7 @@ struct Case {
   bool starts_in_thinking;
   std::string output;
   std::vector<OutputBlock> want;
+  std::string tool_call_close = {};  // ChatSyntax::tool_call_close (Granite templates that print one)
 };
 
 bool ValidUtf8(std::string_view s) {
@@ -114,7 +115,9 @@ bool Matches(const std::vector<OutputBlock>& got, const std::vector<OutputBlock>
 }
 
 void CheckSplit(const Case& c, const std::vector<std::string>& pieces, const std::string& how) {
-  ChatOutputParser p(Syntax(c.tools, c.reasoning), c.starts_in_thinking);
+  ChatSyntax syntax = Syntax(c.tools, c.reasoning);
+  syntax.tool_call_close = c.tool_call_close;
+  ChatOutputParser p(syntax, c.starts_in_thinking);
   std::vector<OutputBlock> blocks;
   bool deltas_ok = true;
   auto take = [&](std::vector<OutputBlock> events) {
@@ -162,7 +165,10 @@ TEST_CASE("output parser: plain text and reasoning blocks") {
        {Th("maybe <tool_call>{}</tool_call>?"), T("Done")}},
       {"lookalike_markers", TC::kTaggedJson, kThink, false, "a < b, <thinker> and </think <tool_x> x <thi",
        {T("a < b, <thinker> and </think <tool_x> x <thi")}},
-      {"stray_close_is_text", TC::kNone, kThink, false, "Hello</think>World", {T("Hello</think>World")}},
+      // A closer with no open block is dropped, the text around it kept.
+      {"stray_close_is_dropped", TC::kNone, kThink, false, "Hello</think>World", {T("HelloWorld")}},
+      {"stray_close_keeps_spacing", TC::kNone, kThink, false, "plan</think>\n\nAnswer", {T("plan\n\nAnswer")}},
+      {"stray_tool_close_is_dropped", TC::kTaggedJson, kThink, false, "done</tool_call> ok", {T("done ok")}},
       {"no_reasoning_syntax_keeps_think", TC::kNone, kNoReasoning, false, "<think>x</think>y", {T("<think>x</think>y")}},
       {"none_syntax_keeps_tool_markup", TC::kNone, kNoReasoning, false, "<tool_call>{\"name\":\"f\"}</tool_call>",
        {T("<tool_call>{\"name\":\"f\"}</tool_call>")}},
@@ -197,7 +203,7 @@ TEST_CASE("output parser: tagged JSON tool calls (Qwen 2.5 and 3 and SmolLM 3 an
       {"arguments_absent", TC::kTaggedJson, kThink, false, tc(R"({"name": "f"})"), {Call("f", "{}")}},
       {"openai_shape", TC::kTaggedJson, kThink, false,
        tc(R"({"type": "function", "id": "call_1", "function": {"name": "f", "arguments": "{\"a\":1}"}})"),
-       {Call("f", R"({"a":1})", "call_1")}},
+       {Call("f", R"({"a":1})")}},  // the model's "id" is not taken (the engine numbers calls)
       {"function_key", TC::kTaggedJson, kThink, false, tc(R"({"function": "f", "arguments": {"a": 1}})"),
        {Call("f", R"({"a":1})")}},
       {"list", TC::kTaggedJson, kThink, false, tc(R"([{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}])"),
@@ -294,6 +300,17 @@ TEST_CASE("output parser: Granite tool calls") {
        {Err("cut off", R"(<|tool_call|>[{"name": "f", "arg)")}},
       {"not_json", TC::kGranite, kNoReasoning, false, "<|tool_call|>oops", {Err("expected a JSON", "<|tool_call|>"), T("oops")}},
       {"nothing", TC::kGranite, kNoReasoning, false, "<|tool_call|> ", {Err("followed by nothing", "<|tool_call|> ")}},
+      // The plain text <tool_call> Granite models write instead of the token opens the list too.
+      {"text_opener", TC::kGranite, kNoReasoning, false, R"(Sure. <tool_call>[{"name": "f", "arguments": {"a": 1}}])",
+       {T("Sure."), Call("f", R"({"a":1})")}},
+      // <|/tool_call|> is read as the list's close only when the template prints it.
+      {"close_marker", TC::kGranite, kNoReasoning, false,
+       R"(<|tool_call|>[{"name": "f", "arguments": {}}] <|/tool_call|> done)", {Call("f", "{}"), T("done")},
+       "<|/tool_call|>"},
+      {"close_marker_absent", TC::kGranite, kNoReasoning, false, R"(<|tool_call|>[{"name": "f", "arguments": {}}] done)",
+       {Call("f", "{}"), T("done")}, "<|/tool_call|>"},
+      {"close_marker_unknown_is_text", TC::kGranite, kNoReasoning, false,
+       R"(<|tool_call|>[{"name": "f", "arguments": {}}]<|/tool_call|>)", {Call("f", "{}"), T("<|/tool_call|>")}},
   });
 }
 
@@ -676,4 +693,14 @@ TEST_CASE("output parser: Qwen 3.5 XML values follow the declared parameter type
   REQUIRE(untyped.size() == 1);
   CHECK(untyped[0] == Call("lookup", R"({"zip":12345,"count":3,"flag":true,"other":7})"));
   CHECK_FALSE(ToolParamTypesFromJson("[").ok());
+}
+
+TEST_CASE("detect syntax: Granite's <|/tool_call|> only when the template prints it") {
+  const std::string open_only = "{%- for m in messages %}{%- if m.tool_calls %}<|tool_call|>{{ m.tool_calls | tojson }}"
+                                "{%- endif %}{%- endfor %}";
+  const std::string with_close = "{%- for m in messages %}{%- if m.tool_calls %}<|tool_call|>{{ m.tool_calls | tojson }}"
+                                 "<|/tool_call|>{%- endif %}{%- endfor %}";
+  CHECK(DetectChatSyntax(open_only).tool_calls == ToolCallSyntax::kGranite);
+  CHECK(DetectChatSyntax(open_only).tool_call_close.empty());
+  CHECK(DetectChatSyntax(with_close).tool_call_close == "<|/tool_call|>");
 }

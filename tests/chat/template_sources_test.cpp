@@ -148,16 +148,21 @@ TEST_CASE("a GGUF without tokenizer.chat_template fails naming the file", "[chat
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("variables: tools is None unless declared, thinking only when set", "[chat]") {
+TEST_CASE("variables: tools undefined unless declared, thinking false unless enabled", "[chat]") {
   chat::ChatRequest req;
   req.messages = jinja::Value::MakeList();
   std::string probe =
-      "{{ tools is none }}|{{ tools is defined }}|{{ enable_thinking is defined }}|{{ thinking is defined }}|"
+      "{{ tools is defined }}|{{ enable_thinking }}|{{ thinking }}|{{ preserve_thinking }}|"
       "{{ add_generation_prompt }}|{{ bos_token is defined }}";
-  CHECK(*chat::RenderChat(probe, req) == "True|True|False|False|True|False");
-  req.tools = jinja::Value::MakeList();
-  req.enable_thinking = false;
+  CHECK(*chat::RenderChat(probe, req) == "False|False|False|False|True|False");
+  req.tools = jinja::Value::MakeList();  // an empty list declares no tool
+  req.enable_thinking = true;
   req.add_generation_prompt = false;
   req.bos_token = "<b>";
-  CHECK(*chat::RenderChat(probe, req) == "False|True|True|True|False|True");
+  CHECK(*chat::RenderChat(probe, req) == "False|True|True|False|False|True");
+  req.tools->list->push_back(jinja::Value::String("t"));
+  CHECK(*chat::RenderChat(probe, req) == "True|True|True|False|False|True");
+  CHECK(chat::HasTools(req));
+  // HF's {% generation %} tags (assistant masks) render their body.
+  CHECK(*chat::RenderChat("a{% generation %}b{% endgeneration %}c", req) == "abc");
 }

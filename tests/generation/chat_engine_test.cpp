@@ -22,12 +22,13 @@ std::string Fixture(const std::string& rel) {
 
 // One file per process and call: ctest runs the cases of this file as parallel
 // processes (and other checkouts may run them too), so a shared name races.
-std::string WriteTemplate() {
+// `generation_prompt`: what the template writes for add_generation_prompt.
+std::string WriteTemplate(const std::string& generation_prompt = "assistant:") {
   static int calls = 0;
   auto path = std::filesystem::temp_directory_path() /
               ("uaii_chat_engine_test." + std::to_string(::getpid()) + "." + std::to_string(++calls) + ".jinja");
   std::ofstream(path) << "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
-                         "{% if add_generation_prompt %}assistant:{% endif %}";
+                         "{% if add_generation_prompt %}" << generation_prompt << "{% endif %}";
   return path.string();
 }
 
@@ -97,4 +98,22 @@ TEST_CASE("chat engine: malformed messages are a named error", "[generation][cha
   auto r = engine->Run(turn);
   REQUIRE(!r.ok());
   CHECK_THAT(std::string(r.status().message()), Catch::Contains("messages"));
+}
+
+TEST_CASE("chat engine: reasoning tokens are reported only when the request enables thinking", "[generation][chat]") {
+  // The generation prompt opens a thinking block, so the reply starts in thinking.
+  const std::string tmpl = WriteTemplate("assistant:<think>\n");
+  ChatTurnRequest turn;
+  turn.messages_json = R"([{"role":"user","content":"tok5 tok6"}])";
+  turn.max_tokens = 4;
+  auto plain = Engine(tmpl)->Run(turn);
+  REQUIRE(plain.ok());
+  CHECK(plain->started_in_thinking);
+  CHECK(plain->generation.tokens.size() > 0);
+  CHECK(plain->reasoning_tokens == 0);
+  turn.think = true;
+  auto thinking = Engine(tmpl)->Run(turn);
+  REQUIRE(thinking.ok());
+  CHECK(thinking->reasoning_tokens > 0);
+  CHECK(thinking->reasoning_tokens <= static_cast<int64_t>(thinking->generation.tokens.size()));
 }
