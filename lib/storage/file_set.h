@@ -16,8 +16,9 @@
 //               2. the rest is read with direct I/O (O_DIRECT: the disk DMAs into the
 //                  staging buffer, no page-cache copy on the CPU, nothing added to the
 //                  page cache), as kDirectIoAlign-aligned pieces of `piece_bytes`,
-//                  `queue_depth` of them in flight through io_uring (liburing) so the
-//                  device queue stays full; plain pread when io_uring is unavailable.
+//                  `queue_depth` of them in flight through io_uring so the device
+//                  queue stays full; plain pread when io_uring is unavailable (both
+//                  through storage/read_ring.h).
 //   The range is widened to kDirectIoAlign boundaries, so a staging buffer needs
 //   kDirectIoSlack bytes beyond its largest chunk (the storage plan counts them);
 //   a chunk that does not fit with the slack is read buffered.
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/read_ring.h"
 
 namespace uaii::storage {
 
@@ -96,20 +98,10 @@ struct FileIoCounters {
 
 // One chunk read asynchronously with direct I/O (FileSet::BeginStaged / WaitStaged).
 struct StagedRead {
-  struct Piece {
-    StagedRead* read;
-    uint64_t off, len;
-  };
   int file = -1;
   uint64_t offset = 0, bytes = 0, capacity = 0, a0 = 0;
   uint8_t* buf = nullptr;
-  std::vector<Piece> pieces;
-  size_t submitted = 0;  // pieces handed to the kernel
-  int inflight = 0;      // of them, not yet completed
-  std::vector<std::pair<uint64_t, uint64_t>> rest;  // tails of short pieces, read with pread
-  absl::Status status;
-  bool refused = false, any_ok = false;
-  uint64_t direct_bytes = 0;
+  ReadBatch batch;      // its direct pieces on the asynchronous ring
   bool active = false;  // started and not yet waited for
   double started = 0;   // steady-clock seconds at BeginStaged
 };
@@ -171,16 +163,13 @@ class FileSet {
     uint64_t size = 0;
     void* map = nullptr; // PROT_READ mapping for mincore(), never read; null: no page-cache probe
   };
-  struct Ring;
   absl::Status CheckRange(const File& f, uint64_t offset, uint64_t bytes) const;
   absl::Status ReadFully(const File& f, int fd, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
-  ssize_t Pread(int fd, void* buf, size_t n, off_t off) const;
 
   FileSetOptions options_;
   std::vector<std::unique_ptr<File>> files_;
-  void SubmitPieces(StagedRead* r) const;
-  std::unique_ptr<Ring> ring_;  // null when io_uring is unavailable
-  std::unique_ptr<Ring> async_ring_;  // BeginStaged / WaitStaged; null: unavailable
+  std::unique_ptr<ReadRing> ring_;        // ReadStaged's direct pieces (io_uring, else pread)
+  std::unique_ptr<ReadRing> async_ring_;  // BeginStaged / WaitStaged; null without io_uring
   mutable std::mutex staged_mu_;  // one ReadStaged at a time: the ring, the per-file flags
   mutable std::mutex mu_;         // the counters
   mutable FileIoCounters counters_;
