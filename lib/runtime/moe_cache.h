@@ -87,9 +87,9 @@ class ExpertCache {
  private:
   using Key = std::pair<std::string, uint64_t>;  // (file, offset)
   // Slice memory straight from mmap, returned with munmap on eviction: through
-  // malloc, slices allocated on the prefetch thread and freed on the engine's landed
-  // in another arena and below glibc's growing mmap threshold, and freed memory
-  // stayed resident (peak RSS 1.9 GB under a 1.2 GB budget with prefetch on).
+  // malloc, slices allocated on the prefetch thread and freed on the engine's land in
+  // another arena and below glibc's growing mmap threshold, and freed memory stays
+  // resident, so the process outgrows its memory budget (docs/performance.md).
   struct PageFree {
     PageFree() : size(0) {}
     explicit PageFree(uint64_t n) : size(n) {}

@@ -221,8 +221,8 @@ absl::StatusOr<const uint8_t*> FileSet::ReadStaged(int file, uint64_t offset, ui
   // 1. What the page cache holds: mincore() on a mapping of the file (never touched,
   // so it costs no resident memory) tells which pages are cached, and the cached
   // prefix is copied with pread. (preadv2 with RWF_NOWAIT would also not wait, but it
-  // starts readahead of the uncached pages: measured, ~8 MiB of extra device reads
-  // per slice, and a cold run's page cache filling up.)
+  // starts readahead of the uncached pages: extra device reads per slice, and a cold
+  // run's page cache filling up; docs/storage.md.)
   if (f.map) {
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t p0 = offset / page * page, p1 = (end + page - 1) / page * page;

@@ -5,11 +5,11 @@
 //               When the file streams with direct I/O, reads under kSequentialReadBytes
 //               (norms, biases, embedding rows) and ReadStaged's page-cache copies go
 //               through a second descriptor with POSIX_FADV_RANDOM: without it every
-//               such read starts the kernel's readahead (up to read_ahead_kb, 8 MiB on
-//               the dev VM's disk) into the streamed tensors around it, and the page-cache
-//               copies of those pages start more, so a cold run ended with ~90 MiB of
-//               streamed bytes cached and copied instead of read. Larger reads keep
-//               readahead: measured, a 64 MiB pread without it ran at 1.2 GB/s against 2.0.
+//               such read starts the kernel's readahead (up to the device's
+//               read_ahead_kb) into the streamed tensors around it, and the page-cache
+//               copies of those pages start more, so a cold run would find streamed
+//               bytes cached and copy them instead of reading them. Larger reads keep
+//               readahead, which a large pread needs for its speed (docs/storage.md).
 //   ReadStaged  a large range into an aligned staging buffer, the streaming path:
 //               1. bytes already in the page cache are copied from it (mincore() on
 //                  an untouched mapping tells which; warm runs stay warm);
@@ -56,9 +56,9 @@ constexpr uint64_t kSequentialReadBytes = uint64_t{4} << 20;
 // kHugeAllocBytes up they are mapped 2 MiB-aligned and advised MADV_HUGEPAGE (the
 // mapping is the size rounded to 4 KiB: only whole 2 MiB ranges inside it become huge
 // pages, so nothing beyond the plan's bytes is committed). Why: a direct read's
-// request is cut at the device's max_segments (254 on the dev VM's virtio disk) of
-// physically contiguous memory; 4 KiB pages make a 4 MiB request 1024 segments, i.e.
-// four or more requests of at most 1 MiB, and 2 MiB pages make it two segments.
+// request is cut at the device's max_segments runs of physically contiguous memory
+// (a few hundred on a virtio disk); 4 KiB pages make a 4 MiB request 1024 segments,
+// i.e. several requests, and 2 MiB pages make it two segments.
 // UAII_HUGE_PAGES=0 skips the advice (A/B), as util/huge_pages.h does.
 struct AlignedBytes {
   struct Free {
@@ -130,14 +130,14 @@ class FileSet {
   // process's own buffered reads pulled in around them (the readahead of a pinned
   // tensor's read runs tens of MiB into the streamed tensors after it), never a page
   // that was cached before. A cold run then reads every streamed byte from the device
-  // (measured in file_set_test and docs/storage.md). Returns the bytes dropped.
+  // (file_set_test checks it; docs/storage.md). Returns the bytes dropped.
   uint64_t DropReadahead(int file, const std::vector<unsigned char>& before, uint64_t offset, uint64_t bytes) const;
 
   // Asynchronous staged reads, for the streaming engine: BeginStaged submits the
   // chunk's direct pieces (io_uring) and returns at once; WaitStaged returns when they
   // are all in. The thread that computes starts the next slice's read itself, so the
   // device gets it without a thread hand-over (a reader thread woken on a core the
-  // compute threads hold started 0.3-1 ms late per slice on the 2-core dev VM).
+  // compute threads hold starts late, the device idle meanwhile; docs/storage.md).
   // BeginStaged starts nothing and returns false when the chunk cannot be read this
   // way as a whole (a page of it in the page cache, no direct I/O or io_uring, a buffer
   // without alignment room): ReadStaged then. Reads may be in flight together; one
