@@ -194,10 +194,10 @@ void ReadRing::SubmitMore(ReadBatch* b) {
     any = true;
   }
   if (!any) return;
-  int e;
-  do e = io_uring_submit(&uring_->ring);
-  while (e == -EINTR || e == -EAGAIN || e == -EBUSY);
-  if (e < 0) {
+  // A transient refusal (EINTR, EAGAIN, EBUSY) leaves the pieces queued: Wait's
+  // io_uring_submit_and_wait submits them.
+  const int e = io_uring_submit(&uring_->ring);
+  if (e < 0 && e != -EINTR && e != -EAGAIN && e != -EBUSY) {
     // Cannot happen on a working ring. The queued pieces may still be submitted by the
     // next wait (which then reaps them) or never: Wait stops waiting on a broken ring.
     uring_->broken = true;
@@ -262,18 +262,21 @@ absl::Status ReadRing::Wait(ReadBatch* b, ReadReport* report) {
       b->status_ = absl::InternalError("io_uring accepted no read");
       break;
     }
-    io_uring_cqe* cqe = nullptr;
-    const int e = io_uring_wait_cqe(&uring_->ring, &cqe);
-    if (e == -EINTR || e == -EAGAIN) continue;
-    if (e < 0) {  // cannot happen on a working ring; the pieces may still land in the buffers
+    // Submits what is still queued and waits for at least one completion.
+    const int e = io_uring_submit_and_wait(&uring_->ring, 1);
+    if (e < 0 && e != -EINTR && e != -EAGAIN && e != -EBUSY) {
+      // Cannot happen on a working ring; the pieces may still land in the buffers.
       uring_->broken = true;
       b->active_ = false;
       return absl::InternalError(StrCat("io_uring wait failed: ", std::strerror(-e)));
     }
-    auto* pc = static_cast<ReadBatch::Piece*>(io_uring_cqe_get_data(cqe));
-    const int res = cqe->res;
-    io_uring_cqe_seen(&uring_->ring, cqe);
-    Complete(pc, res);  // of any batch in flight: completions come in any order
+    io_uring_cqe* cqe = nullptr;
+    while (inflight_ > 0 && io_uring_peek_cqe(&uring_->ring, &cqe) == 0 && cqe != nullptr) {
+      auto* pc = static_cast<ReadBatch::Piece*>(io_uring_cqe_get_data(cqe));
+      const int res = cqe->res;
+      io_uring_cqe_seen(&uring_->ring, cqe);
+      Complete(pc, res);  // of any batch in flight: completions come in any order
+    }
   }
 #endif
   b->active_ = false;
