@@ -9,8 +9,8 @@
 // from minute to minute, so a probe taken elsewhere in the run says little).
 // --probe-every K also probes after every K decoded tokens, and reports each block of
 // K tokens with its seconds and the probes on either side ("blocks": [tokens, seconds,
-// GB/s before, GB/s after]): on this VM the two-thread bandwidth moves between ~34 and
-// ~60 GB/s within seconds, so each block is held to the probes next to it. The decode's
+// GB/s before, GB/s after]): on a shared VM the bandwidth can move by almost half
+// within seconds, so each block is held to the probes next to it. The decode's
 // tokens/s counts the blocks' seconds only.
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // The register tiles (gemm_tile_body.inc) built for AVX-512VL + BW + VNNI: 32 vector
-// registers (a 4x4 tile no longer spills) and vpdpbusd / vpdpwssd for the integer dots. Chosen
+// registers (a 4x4 tile fits without spilling) and vpdpbusd / vpdpwssd for the integer dots. Chosen
 // at run time by TileAvx2() when the CPU has these extensions.
 #include <cstring>
 #include <type_traits>

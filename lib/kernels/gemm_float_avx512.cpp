@@ -2,11 +2,11 @@
 // AVX-512: the prefill GEMM of unquantized weights (Hugging Face directories, F16 /
 // BF16 / F32 GGUF tensors).
 //
-// Why: without a tile every output was one row dot (vec_dot_avx2.cpp), two loads per
-// multiply-add, a quarter of the FMA ports' rate (27 GFLOP/s per thread at F32 where
-// oneDNN's brgemm reaches 106; benchmarks/bench_onednn.cpp). Here a tile of 4 weight
-// rows x 2 activation rows loads each 32-element step of the 4 rows and 2 activations
-// once for 16 zmm multiply-adds.
+// Why: without a tile every output is one row dot (vec_dot_avx2.cpp), two loads per
+// multiply-add, a quarter of the FMA ports' rate (the row dot against oneDNN's brgemm:
+// docs/performance.md, benchmarks/bench_onednn.cpp). Here a tile of 4 weight rows x 2
+// activation rows loads each 32-element step of the 4 rows and 2 activations once for
+// 16 zmm multiply-adds.
 //
 // Bit-identical to the row dot (vec_dot.h's fixed order): per output, zmm A holds the
 // reference's accumulators (acc0 | acc1) and zmm B (acc2 | acc3), so every product is

@@ -35,7 +35,7 @@
 //     S_s byte 4r+i = c(16j + 4s + i) | (bits 2s..2s+1 of c(16j + 12 + i)) << 6, so
 //     quads 0..2 are one AND each and quad 3 is gathered from the top bits (about 40%
 //     fewer unpacking operations than nibbles + 2-bit fields; the group-block is read
-//     in address order, which the prefetcher needs: out of order it fell behind).
+//     in address order, which the hardware prefetcher needs to keep up).
 // So lane r's dword is always 4 consecutive weights of one sub-block: a byte-dot
 // against the activation's 4 matching bytes (ActK.qs, the Q8_K quants as they are)
 // adds to row r's sub-block sum, one int32 multiply applies the scale. Q6_K's -32

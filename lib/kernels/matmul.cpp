@@ -168,9 +168,9 @@ void RunPrepared(const Call& c, const void* w, int64_t out, int64_t in, const ui
         if (tile != nullptr) {
           for (; o + R <= t1; o += R) {
             // A tile reads kTileRows short streams at once, which the hardware
-            // prefetcher does not pick up on short rows (Q8_0 262144x640 GEMV ran 2-3x
-            // slower than row by row); prefetching the tile two ahead, in address
-            // order, restores streaming speed.
+            // prefetcher does not pick up on short rows (docs/performance.md,
+            // "Kernels"); prefetching the tile two ahead, in address order, keeps
+            // the tile at streaming speed.
             if (b == 0 && o + 3 * R <= out)
               for (int64_t p = 0; p < R * wrow; p += 64) __builtin_prefetch(wb + (o + 2 * R) * wrow + p);
             tile(wb + o * wrow, wrow, a, act_bytes, in, cols, y + b * out + o, out);

@@ -5,19 +5,18 @@
 // Waiting: a worker that finishes a job spins for a bounded time (spin_us_, default
 // 20 us) on an atomic job counter before it sleeps on a condition variable, and the
 // caller spins as long for the workers' chunks before it sleeps. Within a token the
-// next job comes a few microseconds later, so a short spin saves the wake-up (10-25
-// us) of nearly every one of the ~150 jobs per token: TinyLlama-shaped Q4_0 decode
-// with 2 threads went from 32 to 40 tokens/s on the quiet 2-core machine. A long
-// spin is what hurts on a loaded machine (a 50-100 us spin made an empty 2-thread
-// ParallelFor cost 150-320 us and slowed prefill), so it stays short and bounded;
-// UAII_POOL_SPIN_US (0..1000) overrides it, 0 = sleep at once. An idle pool always
-// ends up asleep.
+// next job comes a few microseconds later, so a short spin saves the condition
+// variable's wake-up of nearly every one of the jobs of a token. A long spin is what
+// hurts on a loaded machine (spinning threads hold the cores the other jobs need), so
+// it stays short and bounded (the figures behind both: docs/performance.md, "Thread
+// pool"); UAII_POOL_SPIN_US (0..1000) overrides it, 0 = sleep at once. An idle pool
+// always ends up asleep.
 //
 // Late workers: each chunk is claimed once, by its worker or by the caller. When the
 // caller has run chunk 0 it claims every chunk whose worker has not started yet and
 // runs it itself, instead of waiting for a descheduled or sleeping worker to come
-// back (on a loaded machine that wait lasted a scheduler tick, milliseconds, for
-// jobs of a few microseconds). A worker that comes back late finds its chunk taken
+// back (on a loaded machine that wait is a scheduler tick, milliseconds, for jobs of
+// a few microseconds). A worker that comes back late finds its chunk taken
 // and skips it. Which thread runs a chunk never changes its result.
 #pragma once
 #include <atomic>

@@ -1,9 +1,9 @@
 // AVX-512F row kernel for BF16, bit-identical to vec_dot_ref.cpp. The other types
-// keep their AVX2 row kernels at the avx512 level (dispatch.h): F16 through F16C's
-// vcvtph2ps in ymm measured faster than the zmm version of this body (2048x2048 GEMV,
-// one thread, on the dev machine's AMD EPYC (Zen 4 class, where 512-bit operations run
-// as two 256-bit halves): 0.16 vs 0.24 ms), F32 the same (0.35 ms both), and the quantized types'
-// AVX-512 gain is in the VNNI register tiles (gemm_avx512.cpp).
+// keep their AVX2 row kernels at the avx512 level (dispatch.h): on Zen 4 class cores,
+// where 512-bit operations run as two 256-bit halves, F16 through F16C's vcvtph2ps in
+// ymm is faster than the zmm version of this body and F32 gains nothing from it
+// (docs/performance.md, "Kernels"), and the quantized types' AVX-512 gain is in the
+// VNNI register tiles (gemm_avx512.cpp).
 //
 // The reference's 4 x 8 accumulators acc[k][l] (element 32s + 8k + l) live in two
 // 16-lane registers: A = acc[0] | acc[1] (elements 32s + 0..15), B = acc[2] | acc[3]
@@ -15,15 +15,15 @@
 // Why not AVX512_BF16's vdpbf16ps: it adds two products per lane per instruction
 // (src[2i+1] first, then src[2i]) with DAZ and FTZ forced. The pairing could be
 // matched to the reference's order by interleaving steps s and s+1, and in the
-// normal range each of its adds rounds like fma (measured on the dev machine:
-// 0 of 1.6M lanes differ), but products or partial sums below 2^-126 are flushed
-// to zero where the reference keeps them (1.6M of 1.6M lanes differ on tiny inputs).
-// So it cannot be bit-identical; AVX-512F widens bf16 by a 16-bit shift and uses fma.
+// normal range each of its adds rounds like fma, but products or partial sums below
+// 2^-126 are flushed to zero where the reference keeps them (the lane counts are in
+// docs/performance.md, "Kernels"). So it cannot be bit-identical; AVX-512F widens bf16
+// by a 16-bit shift and uses fma.
 //
 // Speed note: the fixed order allows 32 independent accumulator chains, i.e. at most
 // 32 lanes per FMA latency at any vector width, so zmm only saves instructions (one
-// load + widening per 16 elements instead of per 8), not FMA latency (measured: BF16
-// 0.238 vs 0.241-0.249 ms for AVX2).
+// load + widening per 16 elements instead of per 8), not FMA latency: BF16 runs about
+// as fast as the AVX2 row (docs/performance.md, "Kernels").
 #include <cstring>
 
 #include "kernels/dispatch.h"
@@ -45,8 +45,8 @@ namespace uaii::kernels {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace {
 
-// Kept generic over the element type (float_dot_x86.h): the F32 / F16 forms of this
-// body were measured, see above.
+// Generic over the element type (float_dot_x86.h), so that the F32 / F16 forms of this
+// body can be compared with the AVX2 rows (see above).
 template <typename T>
 UAII_AVX512 inline float DotFloat(const void* wv, const void* xv, int64_t n) {
   const auto* w = static_cast<const typename T::E*>(wv);

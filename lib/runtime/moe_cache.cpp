@@ -9,28 +9,26 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <set>
 
 #include "util/str_cat.h"
 
-#if UAII_HAVE_LIBURING  // CMake option UAII_IO_URING (lib/storage/CMakeLists.txt)
-#include <liburing.h>
-#endif
-
 namespace uaii::runtime {
+namespace {
 
-#if UAII_HAVE_LIBURING
-struct ExpertCache::Ring {
-  io_uring ring{};
-  bool ok = false;
-  ~Ring() {
-    if (ok) io_uring_queue_exit(&ring);
-  }
-};
-#else
-struct ExpertCache::Ring {};  // never made: every read is a pread
-#endif
+storage::ReadRingOptions ReaderOptions(bool use_io_uring) {
+  storage::ReadRingOptions o;
+  o.use_io_uring = use_io_uring;
+  o.queue_depth = ExpertCache::kQueueDepth;
+  return o;
+}
+
+// The reader's errors name the file and offset; this says whose read it was.
+absl::Status Named(const absl::Status& st) {
+  return st.ok() ? st : absl::Status(st.code(), StrCat("expert cache: ", std::string(st.message())));
+}
+
+}  // namespace
 
 void ExpertCache::PageFree::operator()(uint8_t* p) const {
   if (p != nullptr) ::munmap(p, size);
@@ -43,19 +41,9 @@ void ExpertCache::Entry::Allocate(uint64_t n) {
   size = n;
 }
 
-ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) {
+ExpertCache::ExpertCache(uint64_t capacity_bytes, bool use_io_uring) : reader_(ReaderOptions(use_io_uring)) {
   stats_.capacity_bytes = capacity_bytes;
-#if UAII_HAVE_LIBURING
-  if (!use_io_uring) return;
-  auto r = std::make_unique<Ring>();
-  r->ok = io_uring_queue_init(kQueueDepth, &r->ring, 0) == 0;
-  if (r->ok) {
-    ring_ = std::move(r);
-    stats_.io_uring = true;
-  }
-#else
-  (void)use_io_uring;
-#endif
+  stats_.io_uring = reader_.uring();
 }
 
 ExpertCache::~ExpertCache() {
@@ -65,78 +53,7 @@ ExpertCache::~ExpertCache() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
-  ring_.reset();
   for (auto& [path, fd] : fds_) ::close(fd);
-}
-
-absl::Status ExpertCache::ReadPread(const Read& r) {
-  uint64_t done = 0;
-  while (done < r.bytes) {
-    const ssize_t n = ::pread(r.fd, r.dst + done, r.bytes - done, static_cast<off_t>(r.offset + done));
-    if (n <= 0)
-      return absl::DataLossError(StrCat("expert cache: short read of ", *r.file, " at offset ", r.offset + done, " (",
-                                        r.bytes, " bytes wanted)", n < 0 ? StrCat(": ", std::strerror(errno)) : ""));
-    done += static_cast<uint64_t>(n);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ExpertCache::ReadAll(std::vector<Read>& reads) {
-  if (!ring_) {
-    for (const Read& r : reads)
-      if (auto st = ReadPread(r); !st.ok()) return st;
-    return absl::OkStatus();
-  }
-#if UAII_HAVE_LIBURING
-  // Up to kQueueDepth reads in flight, queued in file-offset order; a short read is
-  // queued again for its remainder (at the front, so order is kept).
-  constexpr uint64_t kMaxPiece = uint64_t{1} << 30;  // one SQE's length is 32-bit
-  std::deque<size_t> queue;
-  for (size_t i = 0; i < reads.size(); ++i) queue.push_back(i);
-  unsigned inflight = 0;
-  while (!queue.empty() || inflight > 0) {
-    while (!queue.empty() && inflight < kQueueDepth) {
-      io_uring_sqe* sqe = io_uring_get_sqe(&ring_->ring);
-      if (!sqe) break;
-      const size_t i = queue.front();
-      queue.pop_front();
-      Read& r = reads[i];
-      io_uring_prep_read(sqe, r.fd, r.dst, static_cast<unsigned>(std::min(r.bytes, kMaxPiece)), r.offset);
-      io_uring_sqe_set_data64(sqe, i);
-      ++inflight;
-    }
-    const int sub = io_uring_submit_and_wait(&ring_->ring, 1);
-    if (sub < 0 && sub != -EINTR)
-      return absl::InternalError(StrCat("expert cache: io_uring submit failed: ", std::strerror(-sub)));
-    io_uring_cqe* cqe = nullptr;
-    unsigned head = 0, seen = 0;
-    io_uring_for_each_cqe(&ring_->ring, head, cqe) {
-      ++seen;
-      --inflight;
-      const size_t i = static_cast<size_t>(io_uring_cqe_get_data64(cqe));
-      Read& r = reads[i];
-      if (cqe->res <= 0) {
-        io_uring_cq_advance(&ring_->ring, seen);
-        // Drain what is still in flight before failing, so no read lands later.
-        while (inflight > 0) {
-          io_uring_cqe* c = nullptr;
-          if (io_uring_wait_cqe(&ring_->ring, &c) != 0) break;
-          io_uring_cqe_seen(&ring_->ring, c);
-          --inflight;
-        }
-        return absl::DataLossError(StrCat("expert cache: read of ", *r.file, " at offset ", r.offset, " (", r.bytes,
-                                          " bytes) failed: ",
-                                          cqe->res < 0 ? std::strerror(-cqe->res) : "unexpected end of file"));
-      }
-      r.dst += cqe->res;
-      r.offset += static_cast<uint64_t>(cqe->res);
-      r.bytes -= static_cast<uint64_t>(cqe->res);
-      if (r.bytes > 0) queue.push_front(i);
-    }
-    io_uring_cq_advance(&ring_->ring, seen);
-  }
-#endif
-  return absl::OkStatus();
 }
 
 absl::StatusOr<int> ExpertCache::Fd(const std::string& file) {
@@ -213,16 +130,16 @@ absl::Status ExpertCache::Acquire(const std::vector<BoundWeight>& slices, std::v
   EvictFor(incoming, wanted);  // always enough: need <= capacity, nothing reserved or in use now
   // Every miss's buffer first, then all reads together in file-offset order.
   std::vector<Entry> fresh(misses.size());
-  std::vector<Read> reads;
+  std::vector<storage::ReadRequest> reads;
   reads.reserve(misses.size());
   for (size_t i = 0; i < misses.size(); ++i) {
     auto fd = Fd(misses[i]->file);
     if (!fd.ok()) return fd.status();
     fresh[i].Allocate(misses[i]->bytes);
-    reads.push_back({*fd, fresh[i].bytes.get(), misses[i]->offset, misses[i]->bytes, &misses[i]->file});
+    reads.push_back({*fd, misses[i]->offset, misses[i]->bytes, fresh[i].bytes.get(), misses[i]->file});
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const absl::Status read = ReadAll(reads);
+  const absl::Status read = Named(reader_.Read(reads));
   stats_.io_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!read.ok()) return read;
   for (size_t i = 0; i < misses.size(); ++i) {
@@ -293,8 +210,8 @@ void ExpertCache::Worker() {
       Entry e;
       lock.unlock();
       e.Allocate(s.bytes);
-      Read r{*fd, e.bytes.get(), s.offset, s.bytes, &s.file};
-      const bool ok = ReadPread(r).ok();
+      // pread: reader_ belongs to Acquire's thread (one thread per io_uring).
+      const bool ok = storage::PreadFully(*fd, s.offset, s.bytes, e.bytes.get(), s.file).ok();
       lock.lock();
       reserved_ -= s.bytes;
       --reading_;

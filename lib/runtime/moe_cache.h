@@ -6,11 +6,11 @@
 // Acquire(slices) makes every requested slice resident at once: hits are touched,
 // misses are read together in (file, offset) order after evicting least recently
 // used slices that are not part of the same request. A request larger than the
-// capacity fails closed, naming both sizes. The misses of one Acquire are submitted
-// together to an io_uring (liburing; up to kQueueDepth reads in flight, queued in
-// file-offset order); where io_uring is unavailable (old kernel, seccomp, a build
-// configured without it: CMake option UAII_IO_URING) they are read one after another
-// with pread, in the same order (stats().io_uring says which).
+// capacity fails closed, naming both sizes. The misses of one Acquire are read as one
+// batch of storage::ReadRing (storage/read_ring.h): through io_uring, up to kQueueDepth
+// reads in flight, queued in file-offset order; where io_uring is unavailable (old
+// kernel, seccomp, a build configured without it: CMake option UAII_IO_URING) one
+// after another with pread, in the same order (stats().io_uring says which).
 //
 // Prefetch (optional, off unless enabled): NoteStep records each MoE step's weights
 // (keyed by its bank) and the order steps come in; during a decode step MoeFfn
@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/weights.h"
+#include "storage/read_ring.h"
 
 namespace uaii::runtime {
 
@@ -86,9 +87,9 @@ class ExpertCache {
  private:
   using Key = std::pair<std::string, uint64_t>;  // (file, offset)
   // Slice memory straight from mmap, returned with munmap on eviction: through
-  // malloc, slices allocated on the prefetch thread and freed on the engine's landed
-  // in another arena and below glibc's growing mmap threshold, and freed memory
-  // stayed resident (peak RSS 1.9 GB under a 1.2 GB budget with prefetch on).
+  // malloc, slices allocated on the prefetch thread and freed on the engine's land in
+  // another arena and below glibc's growing mmap threshold, and freed memory stays
+  // resident, so the process outgrows its memory budget (docs/performance.md).
   struct PageFree {
     PageFree() : size(0) {}
     explicit PageFree(uint64_t n) : size(n) {}
@@ -105,21 +106,12 @@ class ExpertCache {
   bool EvictFor(uint64_t incoming, const std::set<Key>& keep);  // mu_ held
   void Worker();
   absl::StatusOr<int> Fd(const std::string& file);
-  struct Read {
-    int fd;
-    uint8_t* dst;
-    uint64_t offset, bytes;
-    const std::string* file;
-  };
-  absl::Status ReadAll(std::vector<Read>& reads);  // io_uring, else pread
-  absl::Status ReadPread(const Read& r);
-  struct Ring;
 
   ExpertCacheStats stats_;
   std::map<Key, Entry> entries_;
   std::list<Key> lru_;  // front = most recently used
   std::map<std::string, int> fds_;
-  std::unique_ptr<Ring> ring_;  // null: pread
+  storage::ReadRing reader_;  // Acquire's misses (under mu_); the prefetch thread uses pread
 
   // Prefetch state, all under mu_ (Acquire holds it throughout).
   mutable std::mutex mu_;

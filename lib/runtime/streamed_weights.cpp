@@ -91,7 +91,7 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
     }
     sw->entries_.emplace(w, std::move(e));
   }
-  // The pinned reads' readahead ran into the streamed tensors around them (tens of
+  // The pinned reads' readahead runs into the streamed tensors around them (tens of
   // MiB after a large pinned tensor): dropped again, so a cold run reads every
   // streamed byte from the device, and never a page that was cached before.
   for (size_t i = 0; i < inputs.tensors.size(); ++i) {

@@ -56,9 +56,9 @@ std::string CpuModel() {
 // changed. It reads the file's last kProbeBytes (the last layers, which a plan
 // streams first) twice in 64 MiB chunks (8 pieces in flight) and times the second
 // pass: streaming re-reads the same blocks every token, and some devices serve a
-// re-read faster than a first read (a virtual disk whose host caches them: here a
-// one-off first pass measured 0.6 GB/s while streaming ran at 0.9-2.4). 0 when the
-// file is too small or refuses direct I/O.
+// re-read faster than a first read (a virtual disk whose host caches them; figures in
+// docs/performance.md, "Figures behind the code's choices"). 0 when the file is too
+// small or refuses direct I/O.
 constexpr uint64_t kProbeBytes = uint64_t{512} << 20;
 double MeasureDeviceOn(const std::string& probe) {
   FileSetOptions o;

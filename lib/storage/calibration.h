@@ -57,8 +57,8 @@ struct ObservedRate {
   double high() const;         // the fastest
 };
 
-// Runs a figure remembers. A median of several, not a weighted mean: the dev VM's
-// virtual disk moved 2.12 -> 1.45 GB/s between runs a minute apart (docs/performance.md,
+// Runs a figure remembers. A median of several, not a weighted mean: a virtual disk's
+// rate can move by a third between runs a minute apart (docs/performance.md,
 // "Storage"), and a mean follows one fast or slow run halfway, a median of three or
 // more does not; the spread of the same runs is the prediction's range.
 constexpr size_t kRecentRuns = 8;

@@ -56,22 +56,18 @@ AlignedBytes AlignedBytes::Allocate(uint64_t bytes) {
 FileSet::FileSet(FileSetOptions options) : options_(std::move(options)) {
   options_.queue_depth = std::clamp(options_.queue_depth, 1, 64);
   options_.piece_bytes = std::max(kDirectIoAlign, AlignDown(options_.piece_bytes));
-#if UAII_HAVE_LIBURING
   // The test seam replaces pread, so a hooked FileSet reads with pread only.
-  if (options_.direct && options_.uring && !options_.hooks.pread) {
-    auto r = std::make_unique<Ring>();
-    if (io_uring_queue_init(static_cast<unsigned>(options_.queue_depth), &r->ring, 0) == 0) {
-      r->entries = static_cast<unsigned>(options_.queue_depth);
-      ring_ = std::move(r);
-      // Room for a few chunks' pieces at once (BeginStaged).
-      auto a = std::make_unique<Ring>();
-      if (io_uring_queue_init(kAsyncEntries, &a->ring, 0) == 0) {
-        a->entries = kAsyncEntries;
-        async_ring_ = std::move(a);
-      }
-    }  // else (seccomp, old kernel): pread
+  ReadRingOptions ro;
+  ro.use_io_uring = options_.direct && options_.uring;
+  ro.queue_depth = static_cast<unsigned>(options_.queue_depth);
+  ro.max_piece_bytes = options_.piece_bytes;
+  ro.pread = options_.hooks.pread;
+  ring_ = std::make_unique<ReadRing>(ro);
+  if (ring_->uring()) {
+    ro.queue_depth = kAsyncEntries;
+    auto a = std::make_unique<ReadRing>(ro);
+    if (a->uring()) async_ring_ = std::move(a);
   }
-#endif
 }
 
 FileSet::~FileSet() {
@@ -129,7 +125,7 @@ bool FileSet::direct(int file) const {
   return files_[file]->direct_fd >= 0;
 }
 
-bool FileSet::uring() const { return ring_ != nullptr; }
+bool FileSet::uring() const { return ring_->uring(); }
 
 std::vector<unsigned char> FileSet::PageCacheResidency(int file) const {
   const File& f = *files_[file];
@@ -171,10 +167,6 @@ FileIoCounters FileSet::counters() const {
   return counters_;
 }
 
-ssize_t FileSet::Pread(int fd, void* buf, size_t n, off_t off) const {
-  return options_.hooks.pread ? options_.hooks.pread(fd, buf, n, off) : ::pread(fd, buf, n, off);
-}
-
 absl::Status FileSet::CheckRange(const File& f, uint64_t offset, uint64_t bytes) const {
   if (offset > f.size || bytes > f.size - offset)
     return absl::DataLossError(StrCat(f.path, ": bytes ", Range(offset, bytes), " extend past the end of the file (",
@@ -183,23 +175,7 @@ absl::Status FileSet::CheckRange(const File& f, uint64_t offset, uint64_t bytes)
 }
 
 absl::Status FileSet::ReadFully(const File& f, int fd, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
-  uint64_t done = 0;
-  while (done < bytes) {
-    const ssize_t r = Pread(fd, dst + done, bytes - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0)
-      return absl::DataLossError(StrCat(f.path, ": read of bytes ", Range(offset, bytes), " failed at offset ",
-                                        offset + done, ": ", std::strerror(errno)));
-    if (r == 0) {
-      struct stat st {};
-      const uint64_t now = ::fstat(f.fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : f.size;
-      return absl::DataLossError(StrCat(f.path, ": unexpected end of file at offset ", offset + done, " reading bytes ",
-                                        Range(offset, bytes), " (the file is ", now,
-                                        " bytes: truncated while in use?)"));
-    }
-    done += static_cast<uint64_t>(r);  // a short read (a signal, a pipe-like file): go on
-  }
-  return absl::OkStatus();
+  return PreadFully(fd, offset, bytes, dst, f.path, options_.hooks.pread);
 }
 
 absl::Status FileSet::Read(int file, uint64_t offset, uint64_t bytes, uint8_t* dst) const {
@@ -245,8 +221,8 @@ absl::StatusOr<const uint8_t*> FileSet::ReadStaged(int file, uint64_t offset, ui
   // 1. What the page cache holds: mincore() on a mapping of the file (never touched,
   // so it costs no resident memory) tells which pages are cached, and the cached
   // prefix is copied with pread. (preadv2 with RWF_NOWAIT would also not wait, but it
-  // starts readahead of the uncached pages: measured, ~8 MiB of extra device reads
-  // per slice, and a cold run's page cache filling up.)
+  // starts readahead of the uncached pages: extra device reads per slice, and a cold
+  // run's page cache filling up; docs/storage.md.)
   if (f.map) {
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t p0 = offset / page * page, p1 = (end + page - 1) / page * page;
@@ -266,100 +242,21 @@ absl::StatusOr<const uint8_t*> FileSet::ReadStaged(int file, uint64_t offset, ui
     }
   }
   if (pos >= end) return finish(const_cast<const uint8_t*>(out));
-  // 2. The rest from the device, from the aligned block holding pos.
+  // 2. The rest from the device, from the aligned block holding pos: pieces in flight
+  // through io_uring, else one large pread (storage/read_ring.h). A short direct read's
+  // remainder (an unaligned end of file, a split request) is read buffered.
   const uint64_t d0 = AlignDown(pos);
-  uint64_t covered = d0;  // [d0, covered) arrived by direct reads
-  bool refused = false;   // EINVAL before any byte: the filesystem refuses direct reads
-  absl::Status status;
-#if UAII_HAVE_LIBURING
-  if (ring_) {
-    // Pieces of piece_bytes, queue_depth in flight. Every submitted piece is waited
-    // for before returning, whatever happens: the kernel writes into buf.
-    struct Piece { uint64_t off, len; };
-    std::vector<Piece> pieces;
-    for (uint64_t p = d0; p < a1; p += options_.piece_bytes) pieces.push_back({p, std::min(options_.piece_bytes, a1 - p)});
-    std::vector<std::pair<uint64_t, uint64_t>> rest;  // unfinished tails of short pieces
-    size_t next = 0, inflight = 0;
-    bool any_ok = false;
-    while (next < pieces.size() || inflight > 0) {
-      while (next < pieces.size() && inflight < ring_->entries && status.ok() && !refused) {
-        io_uring_sqe* sqe = io_uring_get_sqe(&ring_->ring);
-        if (!sqe) break;
-        io_uring_prep_read(sqe, f.direct_fd, buf + (pieces[next].off - a0), static_cast<unsigned>(pieces[next].len),
-                           pieces[next].off);
-        io_uring_sqe_set_data64(sqe, next);
-        ++next;
-        ++inflight;
-      }
-      if (inflight == 0) break;
-      io_uring_cqe* cqe = nullptr;
-      int wr = io_uring_submit_and_wait(&ring_->ring, 1);
-      if (wr < 0 && wr != -EINTR && wr != -EAGAIN && wr != -EBUSY) {
-        // Could not submit: wait for what is already in the kernel, submit nothing more.
-        if (status.ok()) status = absl::InternalError(StrCat(f.path, ": io_uring submit failed: ", std::strerror(-wr)));
-        if (io_uring_wait_cqe(&ring_->ring, &cqe) != 0) break;
-      }
-      while (inflight > 0 && io_uring_peek_cqe(&ring_->ring, &cqe) == 0 && cqe) {
-        const Piece pc = pieces[io_uring_cqe_get_data64(cqe)];
-        const int res = cqe->res;
-        io_uring_cqe_seen(&ring_->ring, cqe);
-        --inflight;
-        if (res == -EINVAL && !any_ok) {
-          refused = true;
-        } else if (res < 0) {
-          if (status.ok())
-            status = absl::DataLossError(StrCat(f.path, ": direct read of bytes ", Range(pc.off, pc.len),
-                                                " failed: ", std::strerror(-res)));
-        } else {
-          any_ok = true;
-          io.direct_bytes += static_cast<uint64_t>(res);
-          // A short piece (the end of the file, or the device splitting it): its tail
-          // is read with pread below, which names a truncated file.
-          if (static_cast<uint64_t>(res) < pc.len && pc.off + res < end)
-            rest.push_back({pc.off + res, std::min(pc.off + pc.len, end)});
-        }
-      }
-    }
-    for (auto [s, e] : rest) {
-      if (!status.ok() || refused) break;
-      status = ReadFully(f, f.fd, s, e - s, buf + (s - a0));
-      io.buffered_bytes += e - s;
-    }
-    if (!refused) covered = end;
-  } else
-#endif
-  {
-    // One large pread: the block layer splits it into device-sized requests and keeps
-    // them in flight together.
-    uint64_t p = d0;
-    while (p < end) {
-      const ssize_t r = Pread(f.direct_fd, buf + (p - a0), a1 - p, static_cast<off_t>(p));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0 && errno == EINVAL && p == d0) {
-        refused = true;
-        break;
-      }
-      if (r < 0) {
-        status = absl::DataLossError(StrCat(f.path, ": direct read of bytes ", Range(p, a1 - p),
-                                            " failed: ", std::strerror(errno)));
-        break;
-      }
-      if (r == 0) break;  // end of file: the buffered read below names it
-      p += static_cast<uint64_t>(r);
-      io.direct_bytes += static_cast<uint64_t>(r);
-      if (p % kDirectIoAlign != 0) break;  // an unaligned short read: the rest buffered
-    }
-    covered = std::max(p, pos);
-  }
-  if (refused) {
+  ReadReport report;
+  absl::Status status =
+      ring_->Read({{f.direct_fd, d0, a1 - d0, buf + (d0 - a0), f.path, end - d0, f.fd}}, &report);
+  io.direct_bytes += report.bytes;
+  io.buffered_bytes += report.tail_bytes;
+  if (report.refused) {
     // The filesystem took O_DIRECT at open but refuses the reads: buffered from now on.
     ::close(f.direct_fd);
     f.direct_fd = -1;
-    covered = pos;
-  }
-  if (status.ok() && covered < end) {
-    status = ReadFully(f, f.fd, covered, end - covered, buf + (covered - a0));
-    io.buffered_bytes += end - covered;
+    status = ReadFully(f, f.fd, pos, end - pos, buf + (pos - a0));
+    io.buffered_bytes += end - pos;
   }
   if (!status.ok()) return finish(status);
   return finish(const_cast<const uint8_t*>(out));

@@ -5,19 +5,20 @@
 //               When the file streams with direct I/O, reads under kSequentialReadBytes
 //               (norms, biases, embedding rows) and ReadStaged's page-cache copies go
 //               through a second descriptor with POSIX_FADV_RANDOM: without it every
-//               such read starts the kernel's readahead (up to read_ahead_kb, 8 MiB on
-//               the dev VM's disk) into the streamed tensors around it, and the page-cache
-//               copies of those pages start more, so a cold run ended with ~90 MiB of
-//               streamed bytes cached and copied instead of read. Larger reads keep
-//               readahead: measured, a 64 MiB pread without it ran at 1.2 GB/s against 2.0.
+//               such read starts the kernel's readahead (up to the device's
+//               read_ahead_kb) into the streamed tensors around it, and the page-cache
+//               copies of those pages start more, so a cold run would find streamed
+//               bytes cached and copy them instead of reading them. Larger reads keep
+//               readahead, which a large pread needs for its speed (docs/storage.md).
 //   ReadStaged  a large range into an aligned staging buffer, the streaming path:
 //               1. bytes already in the page cache are copied from it (mincore() on
 //                  an untouched mapping tells which; warm runs stay warm);
 //               2. the rest is read with direct I/O (O_DIRECT: the disk DMAs into the
 //                  staging buffer, no page-cache copy on the CPU, nothing added to the
 //                  page cache), as kDirectIoAlign-aligned pieces of `piece_bytes`,
-//                  `queue_depth` of them in flight through io_uring (liburing) so the
-//                  device queue stays full; plain pread when io_uring is unavailable.
+//                  `queue_depth` of them in flight through io_uring so the device
+//                  queue stays full; plain pread when io_uring is unavailable (both
+//                  through storage/read_ring.h).
 //   The range is widened to kDirectIoAlign boundaries, so a staging buffer needs
 //   kDirectIoSlack bytes beyond its largest chunk (the storage plan counts them);
 //   a chunk that does not fit with the slack is read buffered.
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/read_ring.h"
 
 namespace uaii::storage {
 
@@ -54,9 +56,9 @@ constexpr uint64_t kSequentialReadBytes = uint64_t{4} << 20;
 // kHugeAllocBytes up they are mapped 2 MiB-aligned and advised MADV_HUGEPAGE (the
 // mapping is the size rounded to 4 KiB: only whole 2 MiB ranges inside it become huge
 // pages, so nothing beyond the plan's bytes is committed). Why: a direct read's
-// request is cut at the device's max_segments (254 on the dev VM's virtio disk) of
-// physically contiguous memory; 4 KiB pages make a 4 MiB request 1024 segments, i.e.
-// four or more requests of at most 1 MiB, and 2 MiB pages make it two segments.
+// request is cut at the device's max_segments runs of physically contiguous memory
+// (a few hundred on a virtio disk); 4 KiB pages make a 4 MiB request 1024 segments,
+// i.e. several requests, and 2 MiB pages make it two segments.
 // UAII_HUGE_PAGES=0 skips the advice (A/B), as util/huge_pages.h does.
 struct AlignedBytes {
   struct Free {
@@ -96,20 +98,10 @@ struct FileIoCounters {
 
 // One chunk read asynchronously with direct I/O (FileSet::BeginStaged / WaitStaged).
 struct StagedRead {
-  struct Piece {
-    StagedRead* read;
-    uint64_t off, len;
-  };
   int file = -1;
   uint64_t offset = 0, bytes = 0, capacity = 0, a0 = 0;
   uint8_t* buf = nullptr;
-  std::vector<Piece> pieces;
-  size_t submitted = 0;  // pieces handed to the kernel
-  int inflight = 0;      // of them, not yet completed
-  std::vector<std::pair<uint64_t, uint64_t>> rest;  // tails of short pieces, read with pread
-  absl::Status status;
-  bool refused = false, any_ok = false;
-  uint64_t direct_bytes = 0;
+  ReadBatch batch;      // its direct pieces on the asynchronous ring
   bool active = false;  // started and not yet waited for
   double started = 0;   // steady-clock seconds at BeginStaged
 };
@@ -138,14 +130,14 @@ class FileSet {
   // process's own buffered reads pulled in around them (the readahead of a pinned
   // tensor's read runs tens of MiB into the streamed tensors after it), never a page
   // that was cached before. A cold run then reads every streamed byte from the device
-  // (measured in file_set_test and docs/storage.md). Returns the bytes dropped.
+  // (file_set_test checks it; docs/storage.md). Returns the bytes dropped.
   uint64_t DropReadahead(int file, const std::vector<unsigned char>& before, uint64_t offset, uint64_t bytes) const;
 
   // Asynchronous staged reads, for the streaming engine: BeginStaged submits the
   // chunk's direct pieces (io_uring) and returns at once; WaitStaged returns when they
   // are all in. The thread that computes starts the next slice's read itself, so the
   // device gets it without a thread hand-over (a reader thread woken on a core the
-  // compute threads hold started 0.3-1 ms late per slice on the 2-core dev VM).
+  // compute threads hold starts late, the device idle meanwhile; docs/storage.md).
   // BeginStaged starts nothing and returns false when the chunk cannot be read this
   // way as a whole (a page of it in the page cache, no direct I/O or io_uring, a buffer
   // without alignment room): ReadStaged then. Reads may be in flight together; one
@@ -171,16 +163,13 @@ class FileSet {
     uint64_t size = 0;
     void* map = nullptr; // PROT_READ mapping for mincore(), never read; null: no page-cache probe
   };
-  struct Ring;
   absl::Status CheckRange(const File& f, uint64_t offset, uint64_t bytes) const;
   absl::Status ReadFully(const File& f, int fd, uint64_t offset, uint64_t bytes, uint8_t* dst) const;
-  ssize_t Pread(int fd, void* buf, size_t n, off_t off) const;
 
   FileSetOptions options_;
   std::vector<std::unique_ptr<File>> files_;
-  void SubmitPieces(StagedRead* r) const;
-  std::unique_ptr<Ring> ring_;  // null when io_uring is unavailable
-  std::unique_ptr<Ring> async_ring_;  // BeginStaged / WaitStaged; null: unavailable
+  std::unique_ptr<ReadRing> ring_;        // ReadStaged's direct pieces (io_uring, else pread)
+  std::unique_ptr<ReadRing> async_ring_;  // BeginStaged / WaitStaged; null without io_uring
   mutable std::mutex staged_mu_;  // one ReadStaged at a time: the ring, the per-file flags
   mutable std::mutex mu_;         // the counters
   mutable FileIoCounters counters_;

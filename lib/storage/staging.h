@@ -38,8 +38,8 @@ struct StagingStats {
   // Prefetches the engine started itself (direct reads submitted from the computing
   // thread, FileSet::BeginStaged) and those handed to the worker thread (page-cache
   // copies, fallbacks), and the worker's hand-over time: from the engine's request to
-  // the worker starting the read (the device idle meanwhile when the chunk was cold:
-  // 0.3-1 ms a slice on 2 busy cores, which is why cold slices no longer go there).
+  // the worker starting the read (the device idle meanwhile when the chunk is cold,
+  // which is why cold slices do not go there; docs/storage.md).
   uint64_t engine_reads = 0;
   uint64_t worker_reads = 0;
   double handoff_seconds = 0;

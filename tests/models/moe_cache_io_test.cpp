@@ -1,7 +1,8 @@
 // The expert cache's two read paths (runtime/moe_cache.h): io_uring exactly when the
 // build has it (CMake option UAII_IO_URING; this suite links uaii_io_uring, so it sees
-// the build's UAII_HAVE_LIBURING) and the kernel allows it, pread otherwise (a build
-// without liburing, a caller that asks for pread), with the file's bytes either way.
+// the build's UAII_HAVE_LIBURING) and the kernel allows it (both asked as
+// tests/storage/kernel_io_uring.h says), pread otherwise (a build without liburing, a
+// caller that asks for pread), with the file's bytes either way.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -12,26 +13,12 @@
 #include <string>
 #include <vector>
 
-#if UAII_HAVE_LIBURING
-#include <liburing.h>
-#endif
-
+#include "../storage/kernel_io_uring.h"
 #include "runtime/moe_cache.h"
 
 namespace {
 
-// Whether this process may set up an io_uring of the cache's depth (seccomp or an old
-// kernel refuses), asked of the kernel directly; false in a build without liburing.
-bool KernelGivesIoUring() {
-#if UAII_HAVE_LIBURING
-  io_uring ring{};
-  if (io_uring_queue_init(uaii::runtime::ExpertCache::kQueueDepth, &ring, 0) != 0) return false;
-  io_uring_queue_exit(&ring);
-  return true;
-#else
-  return false;
-#endif
-}
+bool KernelGivesIoUring() { return uaii::testing::ExpectIoUring(uaii::runtime::ExpertCache::kQueueDepth); }
 
 }  // namespace
 

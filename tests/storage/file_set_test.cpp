@@ -15,10 +15,7 @@
 #include <string>
 #include <vector>
 
-#if UAII_HAVE_LIBURING  // the build's UAII_IO_URING (this suite links uaii_io_uring)
-#include <liburing.h>
-#endif
-
+#include "kernel_io_uring.h"  // the build's UAII_IO_URING (this suite links uaii_io_uring)
 #include "storage/file_set.h"
 
 using namespace uaii::storage;
@@ -366,13 +363,7 @@ TEST_CASE("file set: staging-sized buffers start on a 2 MiB boundary (huge pages
 TEST_CASE("file set: io_uring only where the build and the kernel have it, else pread", "[storage][io]") {
   // Asked of the kernel directly (seccomp or an old kernel refuse); false in a build
   // without liburing (CMake option UAII_IO_URING off), where every read is a pread.
-#if UAII_HAVE_LIBURING
-  io_uring ring{};
-  const bool kernel = io_uring_queue_init(8, &ring, 0) == 0;
-  if (kernel) io_uring_queue_exit(&ring);
-#else
-  const bool kernel = false;
-#endif
+  const bool kernel = uaii::testing::ExpectIoUring(8);
   CHECK(FileSet().uring() == kernel);
   FileSetOptions no_uring;
   no_uring.uring = false;

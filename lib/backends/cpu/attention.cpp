@@ -150,10 +150,10 @@ const uint16_t* VtRows(KvCache& cache, int layer, const KvCache::Attended& a, in
 // there are. Every score and output is the same dot product, scaled and soft-capped
 // the same way, as in the prefill loop below, and a head's softmax still runs over
 // all its cells at once: results are identical.
-// (One job per KV head, each thread doing its heads' three phases with no hand-off
-// between them, was slower with the caches evicted between layers as in decode,
-// whether a thread took one head at a time or its share at once: the per-head K
-// reads are strided.)
+// (Not one job per KV head, each thread doing its heads' three phases with no
+// hand-off between them: with the caches evicted between layers as in decode that is
+// slower, whether a thread takes one head at a time or its share at once, because the
+// per-head K reads are strided; docs/performance.md.)
 void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int32_t qp, float* out,
                   ThreadPool* pool) {
   const KvLayerShape& s = cache.shape(p.layer);
@@ -185,12 +185,11 @@ void AttendOneRow(KvCache& cache, const AttentionParams& p, const float* q, int3
   // Each thread first reads its run's K rows, and the V^T rows of its run in the values
   // job below (the same split), in one sequential pass, then computes on them from its
   // caches. In decode the cache comes from DRAM (the layer's weights have passed
-  // through the caches since), and the dots' own loads, spread among the FMAs, drew
-  // it in more slowly than the pass does: attention with the caches evicted between
-  // layers, 576 cells, 2 threads: TinyLlama's shape 103-113 -> 83-93 us per layer,
-  // Gemma 3's 56-60 -> 46-50 (docs/performance.md). Where a run's K and V would not
-  // fit in half this core's L2 (long contexts, or one thread), each range is read just
-  // before its dots instead (as fast at one thread; the run pass is faster at two).
+  // through the caches since), and the dots' own loads, spread among the FMAs, draw
+  // it in more slowly than the pass does (docs/performance.md). Where a run's K and V
+  // would not fit in half this core's L2 (long contexts, or one thread), each range is
+  // read just before its dots instead (as fast at one thread; the run pass is faster
+  // at two).
   const int64_t threads = pool ? pool->num_threads() : 1;
   const bool stage_runs = n * Hkv * (D + Dv) * 2 / threads <= StageBudgetBytes();
   // The K rows of cells [j0, j1), and the V^T rows [i0, i1) over every cell.

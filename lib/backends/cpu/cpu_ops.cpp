@@ -118,7 +118,7 @@ void RopeTable(const int32_t* pos, int64_t T, int64_t n_dims, float freq_base, f
 
 // The last few tables per thread. A layer's Q and K rotate at the same positions, and
 // layers of one RoPE base share them too (Gemma 3: 18 layers, two bases), so a decode
-// step computes each table once instead of twice per layer (128 sincos each, 1-2 us).
+// step computes each table once instead of twice per layer (a head dimension's sincos each).
 // The key holds everything the table depends on, the factors by value (a pointer
 // could be a later model's tensor at the same address). No allocation once warm.
 class RopeTables {

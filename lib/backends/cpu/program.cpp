@@ -67,9 +67,10 @@ int64_t Numel(const ir::Shape& s, int64_t T, int64_t R) {
 
 // Prefill's element-wise steps split their rows across the pool (decode's one row
 // stays on this thread): each row's arithmetic is the same on any thread, so results
-// are identical for any thread count. They were 6-12% of a 512-token prefill on one
-// thread while the other waited (Gemma 3: norms, RoPE, residual adds, GeGLU). Below
-// kParallelRows rows a job's hand-off costs about what it saves.
+// are identical for any thread count. On one thread they are a noticeable share of a
+// long prefill while the other thread waits (Gemma 3: norms, RoPE, residual adds,
+// GeGLU; docs/performance.md). Below kParallelRows rows a job's hand-off costs about
+// what it saves.
 constexpr int64_t kParallelRows = 32;
 template <typename Fn>
 void ForRows(ThreadPool* pool, int64_t rows, const Fn& fn) {

@@ -17,12 +17,13 @@ namespace {
 
 constexpr int64_t kGroupRows = kernels::kInterleaveRows;  // grains cut at whole 16-row groups
 
-// About this many weight bytes per grain: ~5 us of streaming at 25 GB/s. Every grain
-// reads an activation row prepared once per stage and weight type (PreparedByType).
+// About this many weight bytes per grain: a few microseconds of streaming at DRAM
+// speed. Every grain reads an activation row prepared once per stage and weight type
+// (PreparedByType).
 constexpr int64_t kGrainBytes = 128 << 10;
 // At most this many grains per thread: the largest matrix (Gemma 3's 178 MB output
-// head) gets grains of ~1.4 MB at 2 threads (~60 us), so the thread that finishes
-// first waits at most about that long for the other, even after a preemption.
+// head) gets grains of ~1.4 MB at 2 threads, so the thread that finishes first waits
+// at most one such grain's streaming for the other, even after a preemption.
 constexpr int64_t kMaxGrainsPerThread = 64;
 
 // The activation row of a stage prepared for one weight type: for the interleaved
@@ -43,11 +44,10 @@ absl::Status Rows(const BoundWeight& w, int64_t r0, int64_t r1, float* y, const 
 }
 
 // The activation row prepared once per weight type of a stage, on the calling thread
-// before the grains run (then only read, by every thread). Grains used to prepare it
-// each: 1-2 us per grain, ~4000 grains per TinyLlama token, and a worker's own
-// scratch that grew the first time it took a larger matrix's grain (an allocation in
-// the middle of a decode). Per-thread slots of the calling thread: no allocation once
-// warm.
+// before the grains run (then only read, by every thread), not once per grain: a
+// token has thousands of grains, and a worker's own scratch would grow the first time
+// it took a larger matrix's grain (an allocation in the middle of a decode). Per-thread
+// slots of the calling thread: no allocation once warm.
 class PreparedByType {
  public:
   static constexpr int kSlots = 8;
@@ -137,7 +137,8 @@ class RowSpace {
 // consecutive grains per thread, each claimed from that run's counter: a thread
 // streams its own contiguous bytes, so the hardware prefetcher running ahead of one
 // grain has already fetched the next (from one shared counter, the threads' grains
-// alternated and every grain started a cold stream: 6-12% slower decode). A thread
+// would alternate and every grain start a cold stream: a slower decode,
+// docs/performance.md). A thread
 // that has finished its run claims the rest of the others', so a late or preempted
 // thread still leaves its share to the one that is running.
 template <typename Piece>

@@ -1,8 +1,8 @@
 // A decode stage's matmuls as ONE pool job.
 //
 // Decoding one token, a layer stage multiplies one activation row by several
-// resident matrices (Q, K and V; gate and up) and each matmul used to be its own
-// pool job: a dispatch, a barrier, and two threads that start and finish each small
+// resident matrices (Q, K and V; gate and up). One pool job per matmul would cost a
+// dispatch and a barrier each, and two threads that start and finish each small
 // matrix together. Here the union of the stage's output rows is cut into grains of
 // about equal weight bytes (whole 16-row groups, the interleaved layout's unit, so a
 // grain's rows are one contiguous stream of the matrix), and the threads claim grains
