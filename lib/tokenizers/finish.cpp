@@ -63,6 +63,7 @@ absl::Status Tokenizer::Impl::Finish() {
   add_eog(special.eos);
   add_eog(special.eot);
   add_eog(special.eom);
+  for (TokenId id : fim_eog) add_eog(id);
   for (std::string_view p : tok::EogPieces()) {
     const TokenId id = vocab.Find(p);
     if (id != kNoToken && vocab.types[id] == TokenType::kControl) add_eog(id);

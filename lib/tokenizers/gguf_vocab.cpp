@@ -137,6 +137,25 @@ absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadGguf(const gguf::F
       v.types[id] = (normal_s && p == "</s>") ? TokenType::kNormal : TokenType::kControl;
     }
   }
+  // llama.cpp ends generation at the FIM pad, repo and file-separator tokens too: each
+  // from its tokenizer.ggml.fim_*_token_id key, else by its text (forced to CONTROL).
+  {
+    struct FimRole { std::string_view key; std::vector<std::string_view> texts; };
+    const FimRole roles[] = {
+        {"tokenizer.ggml.fim_pad_token_id", {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"}},
+        {"tokenizer.ggml.fim_rep_token_id", {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
+        {"tokenizer.ggml.fim_sep_token_id", {"<|file_sep|>"}},
+    };
+    for (const FimRole& r : roles) {
+      TokenId id = OptId(f, r.key, kNoToken);
+      if (id < 0 || static_cast<size_t>(id) >= n) id = kNoToken;
+      for (size_t i = 0; id == kNoToken && i < r.texts.size(); ++i) {
+        id = v.Find(r.texts[i]);
+        if (id != kNoToken) v.types[id] = TokenType::kControl;
+      }
+      if (id != kNoToken) impl->fim_eog.push_back(id);
+    }
+  }
   // Special-token cache: control, user-defined and unknown tokens; only
   // user-defined ones are matched without parse_special.
   std::string name;

@@ -95,6 +95,7 @@ struct Tokenizer::Impl {
   tok::AddedTokenMatcher norm_matcher;  // normalized=true added tokens (HF)
 
   SpecialIds special;
+  std::vector<TokenId> fim_eog;   // GGUF: llama.cpp's FIM pad / repo / file-separator ids, which end generation
   std::vector<TokenId> eog;
   bool add_bos = false;
   bool add_eos = false;
