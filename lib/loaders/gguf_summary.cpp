@@ -1,5 +1,7 @@
 #include "loaders/gguf_summary.h"
 
+#include <charconv>
+#include <set>
 
 #include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
@@ -98,6 +100,49 @@ absl::Status ValidateCoreHyperParameters(const gguf::File& file) {
     return absl::InvalidArgumentError(StrCat(
         "GGUF metadata ", *arch, ".embedding_length: ", n_embd, " is not divisible by ", *arch,
         ".attention.head_count (", n_head, ") and no key_length is given"));
+  // A block count beyond the blocks the file holds (sizes computed from it, the KV
+  // cache first, would be far larger than the model): checked when the file has
+  // per-block tensors at all.
+  {
+    std::set<int64_t> blocks;
+    for (const auto& t : file.tensors()) {
+      if (t.name.rfind("blk.", 0) != 0) continue;
+      int64_t il = 0;
+      const char* b = t.name.data() + 4;
+      auto [end, ec] = std::from_chars(b, t.name.data() + t.name.size(), il);
+      if (ec == std::errc() && end != b && *end == '.') blocks.insert(il);
+    }
+    const int64_t n_layer = got["block_count"];
+    if (!blocks.empty())
+      for (int64_t il = 0; il < n_layer; ++il)
+        if (!blocks.count(il))
+          return absl::InvalidArgumentError(StrCat("GGUF metadata ", *arch, ".block_count: ", n_layer,
+                                                   ", but the file holds no tensor of block ", il, " (",
+                                                   blocks.size(), " blocks present)"));
+  }
+  // The vocabulary: <arch>.vocab_size, when given, is the token list's length, and
+  // every special-token id lies inside it.
+  if (const gguf::Value* toks = file.Find("tokenizer.ggml.tokens"); toks && toks->type == ValueType::ARRAY) {
+    const uint64_t n_tokens = toks->elems.size();
+    if (const gguf::Value* vs = file.Find(StrCat(*arch, ".vocab_size")); vs && vs->is_integer() &&
+                                                                          vs->num.u != n_tokens)
+      return absl::InvalidArgumentError(StrCat("GGUF metadata ", *arch, ".vocab_size: ", vs->as_int(),
+                                               " disagrees with the ", n_tokens,
+                                               " tokens of tokenizer.ggml.tokens"));
+    for (const auto& kv : file.metadata()) {
+      const std::string_view k = kv.key;
+      if (k.rfind("tokenizer.ggml.", 0) != 0 || k.size() < 9 || k.substr(k.size() - 9) != "_token_id") continue;
+      if (!kv.value.is_integer()) continue;
+      const bool negative = (kv.value.type == ValueType::INT8 || kv.value.type == ValueType::INT16 ||
+                             kv.value.type == ValueType::INT32 || kv.value.type == ValueType::INT64) &&
+                            kv.value.num.i < 0;
+      // -1 (and 0xFFFFFFFF in uint32) is how converters write "none".
+      if (negative || kv.value.num.u == 0xFFFFFFFFu) continue;
+      if (kv.value.num.u >= n_tokens)
+        return absl::InvalidArgumentError(StrCat("GGUF metadata ", k, ": ", kv.value.num.u,
+                                                 " is outside the vocabulary of ", n_tokens, " tokens"));
+    }
+  }
   if (const gguf::TensorInfo* emb = file.FindTensor("token_embd.weight")) {
     if (emb->dims.size() != 2 || static_cast<int64_t>(emb->dims[0]) != n_embd)
       return absl::InvalidArgumentError(StrCat(

@@ -156,6 +156,9 @@ TEST_CASE("gguf: malformed files are rejected with a named error", "[gguf][malfo
       {"hparam_heads_inconsistent", "llama.attention.head_count_kv: 3 does not divide"},
       {"hparam_block_count_missing", "GGUF metadata llama.block_count: missing"},
       {"hparam_embedding_mismatch", "tensor token_embd.weight: row length 128 does not match llama.embedding_length (256)"},
+      {"hparam_block_count_beyond_blocks", "llama.block_count: 4000, but the file holds no tensor of block 2 (2 blocks present)"},
+      {"vocab_size_mismatch", "llama.vocab_size: 9 disagrees with the 8 tokens of tokenizer.ggml.tokens"},
+      {"special_id_outside_vocab", "tokenizer.ggml.bos_token_id: 999999 is outside the vocabulary of 8 tokens"},
   };
   for (const auto& c : cases) {
     INFO(c.file);
