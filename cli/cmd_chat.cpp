@@ -342,6 +342,7 @@ int RunChat(int argc, char** argv) {
   auto engine = ChatEngine::Create(std::shared_ptr<Generator>(*std::move(gen)), template_path);
   if (!engine.ok()) return fail(engine.status());
   const chat::ChatSyntax& syntax = (*engine)->syntax();
+  if (!(*engine)->template_note().empty()) std::fprintf(stderr, "uaii chat: %s\n", (*engine)->template_note().c_str());
   if (base.think && !syntax.capabilities.can_disable_thinking)
     std::fprintf(stderr, "uaii chat: note: the chat template does not read enable_thinking; --%s changes nothing\n",
                  *base.think ? "think" : "no-think");

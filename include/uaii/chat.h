@@ -61,6 +61,9 @@ class ChatEngine {
   void Reset();
   // Reasoning markers, tool-call syntax and capabilities, read from the template.
   const chat::ChatSyntax& syntax() const;
+  // Non-empty when the model carries no chat template and a built-in one stands in:
+  // one line saying which and why (the CLI prints it).
+  const std::string& template_note() const;
   Generator& generator();
 
   ~ChatEngine();

@@ -1,11 +1,13 @@
 #include "chat/chat_template.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "chat/builtin_templates.h"
 #include "chat/json.h"
 #include "chat/template.h"
 #include "formats/gguf_file.h"
@@ -101,6 +103,18 @@ absl::StatusOr<ModelTemplates> FromGguf(const std::string& path) {
   };
   out.bos_token = piece("tokenizer.ggml.bos_token_id");
   out.eos_token = piece("tokenizer.ggml.eos_token_id");
+  if (out.named.empty() && tokens.ok()) {
+    // No template in the file: the family's own, chosen by the vocabulary's turn markers.
+    const auto& elems = (*tokens)->elems;
+    auto has_piece = [&elems](std::string_view p) {
+      return std::any_of(elems.begin(), elems.end(), [p](const gguf::Value& e) { return e.str == p; });
+    };
+    if (const BuiltinTemplate* b = PickBuiltinTemplate(has_piece)) {
+      out.named["default"] = std::string(b->source);
+      out.builtin_note = path + " carries no chat template; using the built-in " + std::string(b->name) +
+                         " template (its vocabulary has " + std::string(b->marker) + ")";
+    }
+  }
   return out;
 }
 

@@ -44,12 +44,16 @@ struct ModelTemplates {
   std::string origin;  // the file they came from, for messages
   std::map<std::string, std::string> named;
   std::optional<std::string> bos_token, eos_token;
+  // Set when the file carries no template and a built-in one stands in (one line to
+  // announce: which template, and the vocabulary marker that chose it).
+  std::string builtin_note;
 };
 
 // From a GGUF file (tokenizer.chat_template, tokenizer.chat_template.NAME, BOS/EOS
 // pieces of tokenizer.ggml.tokens) or a directory (tokenizer_config.json's
 // chat_template as a string or a [{name, template}] list; else chat_template.jinja).
-// A model without any template loads with `named` empty.
+// A GGUF without a template gets the built-in one its vocabulary's turn markers choose
+// (builtin_templates.h; `builtin_note` says so); otherwise `named` stays empty.
 absl::StatusOr<ModelTemplates> LoadModelTemplates(const std::string& path);
 
 // HF's choice: the only template; with several, "tool_use" when tools are given and

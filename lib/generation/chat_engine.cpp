@@ -35,6 +35,7 @@ absl::StatusOr<chat::ModelTemplates> LoadTemplates(const Model& model, const std
   ss << in.rdbuf();
   own->named = {{"default", ss.str()}};
   own->origin = override_path;
+  own->builtin_note.clear();
   return own;
 }
 
@@ -51,6 +52,7 @@ ChatEngine::ChatEngine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ChatEngine::~ChatEngine() = default;
 void ChatEngine::Reset() { impl_->generator->Reset(); }
 const chat::ChatSyntax& ChatEngine::syntax() const { return impl_->syntax; }
+const std::string& ChatEngine::template_note() const { return impl_->templates.builtin_note; }
 Generator& ChatEngine::generator() { return *impl_->generator; }
 
 absl::StatusOr<std::unique_ptr<ChatEngine>> ChatEngine::Create(std::shared_ptr<Generator> generator,

@@ -115,7 +115,50 @@ def pick_template(config, has_tools):
     return t
 
 
+# The built-in templates (lib/chat/templates/*.jinja) with the special-token strings
+# of the vocabularies that choose them.
+BUILTIN_TOKENS = {
+    "gemma": ("<bos>", "<eos>"),
+    "llama3": ("<|begin_of_text|>", "<|eot_id|>"),
+    "chatml": (None, "<|im_end|>"),
+}
+
+
+def write_builtin_goldens():
+    tdir = os.path.join(ROOT, "lib", "chat", "templates")
+    for name, (bos, eos) in BUILTIN_TOKENS.items():
+        with open(os.path.join(tdir, f"{name}.jinja"), encoding="utf-8") as f:
+            template = f.read()
+        config = {"bos_token": bos, "eos_token": eos}
+        results = []
+        for case in CASES:
+            r = {"name": case["name"], "messages": case["messages"],
+                 "add_generation_prompt": case.get("add_generation_prompt", True)}
+            if "tools" in case:
+                r["tools"] = case["tools"]
+            if "enable_thinking" in case:
+                r["enable_thinking"] = case["enable_thinking"]
+            r.update(render(template, context_for(case, config)))
+            results.append(r)
+        golden = {
+            "reference": "jinja2 " + jinja2.__version__ + " (HF apply_chat_template environment, tests/oracles/chat_template_hf_env.py)",
+            "model": f"builtin_{name}",
+            "template_file": f"lib/chat/templates/{name}.jinja",
+            "template_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest(),
+            "bos_token": bos,
+            "eos_token": eos,
+            "strftime_now_epoch": FIXED_EPOCH,
+            "cases": results,
+        }
+        out = os.path.join(OUT_DIR, f"builtin_{name}.json")
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(golden, f, ensure_ascii=False, indent=1)
+            f.write("\n")
+        print(f"builtin {name}: {len(results)} cases -> {out}")
+
+
 def main():
+    write_builtin_goldens()
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "data", "tokenizers")
     for model in sorted(os.listdir(shared)):
         path = os.path.join(shared, model, "tokenizer_config.json")

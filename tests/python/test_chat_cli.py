@@ -6,6 +6,7 @@ import pathlib
 import pty
 import re
 import select
+import subprocess
 import time
 
 import jsonschema
@@ -184,13 +185,15 @@ def test_chat_terminal_default_model(uaii_bin):
     check_prefix_reuse(turns, after_reset)
 
 
-def test_chat_terminal_ctrl_c_stops_the_reply(uaii_bin, tiny_chat):
-    model, template = tiny_chat
+def test_chat_terminal_ctrl_c_stops_the_reply(uaii_bin, tiny_chat, fixtures_dir):
+    _, template = tiny_chat
+    # The tiny model with an 8192-position context: a 256-position one fills in well
+    # under a tenth of a second, before an interrupt lands on a loaded machine.
+    model = fixtures_dir / "tiny" / "tiny-llama-q4_0-ctx8k.gguf"
     term = Terminal([str(uaii_bin), "chat", "--model", str(model), "--chat-template", str(template),
-                     "--max-tokens", "100000", "--threads", "1"])
+                     "--max-tokens", "100000", "--max-context", "8192", "--threads", "1"])
     term.read_until(rb">>> ")
-    # The tiny model fills its 256-position context in well under a second, so
-    # the interrupt has to land quickly; retry with fresh conversations.
+    # Retry with fresh conversations until one interrupt lands mid-reply.
     stops = []
     for delay in (0.02, 0.05, 0.1, 0.2):
         term.send(b"hello\r")
@@ -232,3 +235,12 @@ def test_chat_detects_syntax_from_the_template(uaii_bin, tmp_path):
         jsonschema.validate(doc, load_schema("chat.schema.json"))
         assert doc["syntax"] == {"reasoning": {"open": "<think>", "close": "</think>"}, "tool_calls": "tagged_json",
                                  "starts_in_thinking": False, "can_disable_thinking": True, "tools": True}
+
+
+def test_chat_on_the_default_model_uses_the_builtin_template(uaii_bin, default_model):
+    p = subprocess.run([str(uaii_bin), "chat", "--model", str(default_model), "--max-tokens", "4", "--threads", "2"],
+                       input="Hello!\n", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert ("carries no chat template; using the built-in gemma template (its vocabulary has <start_of_turn>)"
+            in p.stderr)
+    assert p.stderr.count("built-in gemma template") == 1

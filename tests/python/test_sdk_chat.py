@@ -35,15 +35,28 @@ def render(messages, add_generation_prompt=True):
                                                  add_generation_prompt=add_generation_prompt)
 
 
-def test_model_without_template_is_not_found(default_model):
-    with uaii.Model(default_model) as m, uaii.Session(m) as s:
+def test_model_without_template_is_not_found(fixtures_dir):
+    # The tiny vocabulary has no turn markers, so no built-in template stands in.
+    path = fixtures_dir / "tiny" / "tiny-llama-q8_0.gguf"
+    with uaii.Model(path) as m, uaii.Session(m) as s:
         with pytest.raises(uaii.NotFoundError) as e:
             s.chat([{"role": "user", "content": "Hello"}])
         assert e.value.status == "not_found" and "has no chat template" in str(e.value)
-        assert default_model.name in str(e.value)
+        assert path.name in str(e.value)
         with pytest.raises(uaii.NotFoundError, match="has no chat template"):
             next(s.chat([{"role": "user", "content": "Hello"}], stream=True))
         assert s.generate("Hi", max_tokens=1) is not None  # the session is unharmed
+
+
+def test_default_model_chats_with_the_builtin_template(default_model):
+    # The Gemma 3 GGUF carries no template: the built-in Gemma one (its own HF template) stands in.
+    with uaii.Model(default_model) as m, uaii.Session(m) as s:
+        s.chat([{"role": "user", "content": "Hello"}], max_tokens=4)
+        r = s.last_result
+        assert r.usage.prompt_tokens == len(m.tokenizer.encode(
+            "<bos><start_of_turn>user\nHello<end_of_turn>\n<start_of_turn>model\n", add_special=False,
+            parse_special=True))
+        assert 0 < r.usage.completion_tokens <= 4
 
 
 def test_chat_renders_the_template_and_replies(chat_model):
