@@ -12,6 +12,9 @@ constexpr std::pair<std::string_view, int> kStored[] = {
     {"I16", 2}, {"U16", 2}, {"I32", 4},  {"U32", 4}, {"BOOL", 1},
 };
 
+// Element counts a view may reach (2^50: far above any model, far below overflow).
+constexpr int64_t kMaxElements = int64_t{1} << 50;
+
 std::string Where(const TensorRef& r) { return r.file.empty() && r.tensor.empty() ? "" : r.ToString() + ": "; }
 
 absl::StatusOr<ViewResult> ResolveStored(const TensorRef& r, const TensorView& v) {
@@ -22,7 +25,7 @@ absl::StatusOr<ViewResult> ResolveStored(const TensorRef& r, const TensorView& v
   if (eb == 0) return absl::InvalidArgumentError(absl::StrCat(at, "source dtype \"", v.source_dtype, "\" is not readable"));
   int64_t n = 1;
   for (int64_t d : v.source_shape) {
-    if (d <= 0 || d > (int64_t{1} << 40))
+    if (d <= 0 || d > kMaxElements / n)
       return absl::InvalidArgumentError(absl::StrCat(at, "source shape ", ShapeString(v.source_shape), " has dimension ", d));
     n *= d;
   }
@@ -33,7 +36,7 @@ absl::StatusOr<ViewResult> ResolveStored(const TensorRef& r, const TensorView& v
   out.rows = v.source_shape.empty() ? 1 : v.source_shape[0];
   out.cols = out.rows > 0 ? n / out.rows : 0;
   const int64_t count = v.row_count < 0 ? out.rows - v.row_begin : v.row_count;
-  if (v.row_begin < 0 || v.row_count < -1 || count <= 0 || v.row_begin + count > out.rows)
+  if (v.row_begin < 0 || v.row_begin >= out.rows || v.row_count < -1 || count <= 0 || count > out.rows - v.row_begin)
     return absl::InvalidArgumentError(absl::StrCat(at, "row slice [", v.row_begin, ", +", v.row_count, ") outside the ",
                                              out.rows, " rows of ", ShapeString(v.source_shape)));
   out.rows = count;
@@ -84,6 +87,8 @@ absl::StatusOr<ViewResult> ResolveView(const TensorRef& r) {
                                                  std::string(TensorTypeName(static_cast<uint32_t>(pr->dtype))), ", part 0 ",
                                                  std::string(TensorTypeName(static_cast<uint32_t>(out.dtype)))));
       out.dtype = pr->dtype;
+      if (pr->elements > kMaxElements - out.elements)
+        return absl::InvalidArgumentError(absl::StrCat("concat parts exceed ", kMaxElements, " elements"));
       out.elements += pr->elements;
       out.part_elements.push_back(pr->elements);
     }
@@ -107,7 +112,9 @@ absl::Status CheckWeightView(const Tensor& t) {
   if (!r.ok()) return bad(std::string(r.status().message()));
   int64_t n = 1;
   for (int64_t d : t.shape) {
-    if (d <= 0) return bad(absl::StrCat("a weight has fixed dimensions, not ", ShapeString(t.shape)));
+    if (d <= 0 || d > kMaxElements / n)
+      return bad(absl::StrCat("a weight has fixed dimensions of at most ", kMaxElements, " elements, not ",
+                              ShapeString(t.shape)));
     n *= d;
   }
   if (r->dtype != t.dtype)

@@ -1,6 +1,7 @@
 #include "runtime/view_weights.h"
 
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/view.h"
@@ -34,6 +35,8 @@ class ViewBinder {
   absl::Status Write(const ir::TensorRef& r, const ir::ViewResult& res, uint8_t* dst, const std::string& weight);
 
   SafetensorsFiles files_;
+  // Per file, its header's tensors by name (MoE checkpoints hold tens of thousands).
+  std::map<std::string, std::unordered_map<std::string, const safetensors::TensorInfo*>> index_;
   std::vector<std::shared_ptr<const void>> owned_;
 };
 
@@ -51,8 +54,12 @@ absl::StatusOr<const uint8_t*> ViewBinder::Source(const ir::TensorRef& r, const 
   if (r.offset > f.file_bytes() || r.bytes > f.file_bytes() - r.offset)
     return absl::OutOfRangeError(StrCat(at, ": bytes [", r.offset, ", ", r.offset + r.bytes, ") outside the file of ",
                                         f.file_bytes(), " bytes"));
-  const safetensors::TensorInfo* info = f.header().Find(r.tensor);
-  if (!info) return absl::NotFoundError(StrCat(at, ": tensor not in the file"));
+  auto [index, fresh] = index_.try_emplace(r.file);
+  if (fresh)
+    for (const auto& t : f.header().tensors) index->second.emplace(t.name, &t);
+  auto found = index->second.find(r.tensor);
+  if (found == index->second.end()) return absl::NotFoundError(StrCat(at, ": tensor not in the file"));
+  const safetensors::TensorInfo* info = found->second;
   const ir::TensorView& v = *r.view;
   if (safetensors::DtypeName(info->dtype) != v.source_dtype || info->shape != v.source_shape ||
       f.FileOffset(*info) != r.offset || info->bytes() != r.bytes)
