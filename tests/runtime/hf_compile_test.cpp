@@ -2,7 +2,8 @@
 // (.uaii and .uaii.json, built and fused) carries the weights' views and the tokenizer
 // directory, and loading it gives logits bit-identical to loading the directory
 // itself, on the tiny fixtures of every view kind: Gemma (add-one), GPT-2 (transpose),
-// MoE (stacked expert banks), rope_scaling (synthetic factors), BF16 (zero-copy).
+// MoE (stacked expert banks), rope_scaling (synthetic factors), BF16 (zero-copy),
+// resident and under the phone preset (weights streamed by the storage engine).
 // Hostile graph files (a view's bytes past its file, parts that disagree) fail with
 // the cause named.
 #include <catch2/catch.hpp>
@@ -25,9 +26,11 @@ std::string Fixture(const std::string& name) { return std::string(UAII_FIXTURE_D
 
 std::string Message(const absl::Status& st) { return std::string(st.message()); }
 
-std::vector<float> Logits(const std::shared_ptr<const Model>& m, const std::vector<TokenId>& tokens) {
+std::vector<float> Logits(const std::shared_ptr<const Model>& m, const std::vector<TokenId>& tokens,
+                          const char* preset = "none") {
   SessionOptions o;
   o.threads = 2;
+  o.preset = *ParsePreset(preset);
   auto s = Session::Create(m, o);
   REQUIRE(s.ok());
   auto r = (*s)->Eval(tokens, true);
@@ -55,7 +58,8 @@ void Write(const fs::path& p, const std::string& s) { std::ofstream(p) << s; }
 
 TEST_CASE("compiled HF directories load and give the directory's logits bit for bit", "[hf_compile]") {
   for (const char* name : {"gemma3_f32", "gemma_f32", "gpt2_f32", "gpt2_bf16_sharded", "mixtral_f32", "qwen2_moe_f32",
-                           "llama3_rope_f32", "qwen2_yarn_f32", "phi3_f32", "llama_bf16_sharded"}) {
+                           "llama3_rope_f32", "qwen2_yarn_f32", "phi3_f32", "llama_bf16_sharded", "v5_gemma3_f32",
+                           "v5_qwen2_yarn_f32"}) {
     DYNAMIC_SECTION(name) {
       auto direct = Model::Load(Fixture(name));
       INFO((direct.ok() ? "" : Message(direct.status())));
@@ -64,6 +68,9 @@ TEST_CASE("compiled HF directories load and give the directory's logits bit for 
       std::vector<TokenId> tokens;
       for (int i = 0; i < 24; ++i) tokens.push_back(static_cast<TokenId>((7 * i + 3) % V));
       const std::vector<float> want = Logits(*direct, tokens);
+      // Under the phone preset the storage engine streams the zero-copy views from the
+      // safetensors files (a graph file's as the directory's).
+      const std::vector<float> want_phone = Logits(*direct, tokens, "phone");
       auto ids = (*direct)->tokenizer().Encode("hello world");
       REQUIRE(ids.ok());
       const fs::path dir = TempDir(name);
@@ -92,6 +99,9 @@ TEST_CASE("compiled HF directories load and give the directory's logits bit for 
         const std::vector<float> got = Logits(*compiled, tokens);
         REQUIRE(got.size() == want.size());
         CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0);
+        const std::vector<float> phone = Logits(*compiled, tokens, "phone");
+        REQUIRE(phone.size() == want_phone.size());
+        CHECK(std::memcmp(phone.data(), want_phone.data(), phone.size() * sizeof(float)) == 0);
       }
       // The JSON names the views and the tokenizer directory, relative to the graph file.
       const std::string json = Read(dir / "m.uaii.json");
