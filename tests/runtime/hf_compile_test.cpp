@@ -162,6 +162,16 @@ TEST_CASE("a compiled HF graph file with hostile views fails naming the cause", 
     CHECK_FALSE(st2.ok());
     CHECK_THAT(Message(st2), Catch::Contains("tokenizer.dir"));
   }
+  SECTION("two tokenizer sources") {
+    std::string s = json;
+    const size_t k = s.find("{\n        \"key\": \"tokenizer.dir\"");
+    REQUIRE(k != std::string::npos);
+    s.insert(k, "{\"key\": \"tokenizer.gguf\", \"value\": \"x.gguf\"},\n");
+    Write(dir / "two.uaii.json", s);
+    auto st = Model::Load((dir / "two.uaii.json").string()).status();
+    CHECK(absl::IsInvalidArgument(st));
+    CHECK_THAT(Message(st), Catch::Contains("needs one of \"tokenizer.gguf\""));
+  }
   fs::remove_all(dir);
 }
 
