@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "uaii/compile.h"
 #include "uaii/model.h"
@@ -39,7 +42,7 @@ std::vector<float> Logits(const std::shared_ptr<const Model>& m, const std::vect
 }
 
 fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("uaii_hf_compile_" + name);
+  fs::path d = fs::temp_directory_path() / ("uaii_hf_compile_" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "formats/fp16.h"
 #include "runtime/view_weights.h"
@@ -54,7 +57,8 @@ std::vector<uint64_t> WriteSafetensors(const std::string& path, const std::vecto
 class ViewFixture {
  public:
   ViewFixture() {
-    dir_ = fs::temp_directory_path() / "uaii_view_weights_test";
+    // Per process: ctest runs this file's cases in parallel.
+    dir_ = fs::temp_directory_path() / ("uaii_view_weights_test-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     path = (dir_ / "m.safetensors").string();
     std::vector<uint16_t> bf16, f16;
