@@ -1,11 +1,12 @@
 // `uaii compile [--model] MODEL [-o OUT.uaii | OUT.uaii.json] [--absolute] [--fused]
 //  [--plan] [--no-fuse] [--prefill-tokens N] [--json]`
 //
-// Writes a model's forward graph as a graph file (docs/ir.md, "Graph files"): weights
-// stay `file#tensor` references into the GGUF, relative to the output's directory
+// Writes a model's forward graph as a graph file (docs/ir.md, "Graph files"): MODEL is
+// a GGUF file, a Hugging Face directory or a graph file (which converts between the
+// binary and JSON forms). Weights stay `file#tensor` references into the GGUF or the
+// safetensors files (with their declared views), relative to the output's directory
 // (or absolute with --absolute); metadata names the tokenizer source and the
-// hyper-parameters the runtime reads. MODEL may also be a graph file, which converts
-// between the binary and JSON forms. --fused writes the planned graph instead of the
+// hyper-parameters the runtime reads. --fused writes the planned graph instead of the
 // built one (the runtime plans either at load). --plan prints the plan: the passes and
 // the activation memory plan (peak live bytes, arena bytes, bytes without reuse) for
 // decode (T = 1) and prefill (T = --prefill-tokens), fused and unfused.

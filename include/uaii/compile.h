@@ -1,10 +1,12 @@
 // uaii::CompileModel: a model's forward graph as a graph file (docs/ir.md, "Graph
 // files"), and the planner's report on it. `uaii compile` is this call.
 //
-// Weights stay `file#tensor` references into the GGUF, relative to the output's
-// directory (or absolute); metadata names the tokenizer source and the
-// hyper-parameters the runtime reads. The model may also be a graph file, which
-// converts between the binary and JSON forms. The plan: the passes and the activation
+// The model is a GGUF file, a Hugging Face directory or a graph file (which converts
+// between the binary and JSON forms). Weights stay `file#tensor` references into the
+// GGUF or the safetensors files (the latter with their declared views: transpose,
+// widening, 1 + w, stacked experts, synthetic values), relative to the output's
+// directory (or absolute); metadata names the tokenizer source ("tokenizer.gguf" or
+// "tokenizer.dir") and the hyper-parameters the runtime reads. The plan: the passes and the activation
 // memory plan (peak live bytes, arena bytes, bytes without reuse) for decode (T = 1)
 // and prefill (T = prefill_tokens), fused and unfused.
 #pragma once
@@ -49,8 +51,8 @@ struct CompileResult {
   int64_t written_tensors = 0, written_ops = 0;
 };
 
-// `model_path`: a GGUF file or a graph file. Fails naming the file and the cause;
-// a Hugging Face directory is Unimplemented (not compiled yet).
+// `model_path`: a GGUF file, a Hugging Face directory or a graph file. Fails naming
+// the file and the cause.
 absl::StatusOr<CompileResult> CompileModel(const std::string& model_path, const CompileOptions& options);
 
 }  // namespace uaii

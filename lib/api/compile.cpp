@@ -1,5 +1,6 @@
-// CompileModel (uaii/compile.h): the built graph of a GGUF file (as Model::Load builds
-// it, so both share plan cache entries) or a graph file, planned, reported and written.
+// CompileModel (uaii/compile.h): the built graph of a GGUF file or a Hugging Face
+// directory (as Model::Load builds it, so both share plan cache entries) or a graph
+// file, planned, reported and written.
 #include "uaii/compile.h"
 
 #include <chrono>
@@ -37,16 +38,39 @@ absl::StatusOr<ir::Graph> GraphOfGguf(const std::string& path, std::string* cont
   return std::move(read->graph);
 }
 
-// Rewrites file paths (weights, tokenizer) relative to `out_dir`, or absolute.
+// The graph of a Hugging Face directory, as Model::Load builds it (runtime::
+// ReadHfDirectory: the weights' views and the plan cache identity are the same);
+// the tokenizer is read from the directory ("tokenizer.dir").
+absl::StatusOr<ir::Graph> GraphOfHf(const std::string& dir, std::string* content_hash,
+                                    std::vector<std::pair<std::string, std::string>>* run_meta) {
+  auto read = runtime::ReadHfDirectory(dir);
+  if (!read.ok()) return read.status();
+  *content_hash = read->plan_identity;
+  auto* m = run_meta;
+  m->emplace_back("tokenizer.dir", read->model->dir);
+  m->emplace_back("context_length", StrCat(read->spec.n_ctx_train));
+  m->emplace_back("n_embd", StrCat(read->spec.n_embd));
+  m->emplace_back("n_layer", StrCat(read->spec.n_layer));
+  m->emplace_back("source.content_hash", *content_hash);
+  return std::move(read->graph);
+}
+
+// Rewrites file paths (weights and their views' parts, tokenizer) relative to
+// `out_dir`, or absolute.
 void RebasePaths(ir::Graph& g, const fs::path& from_dir, const fs::path& out_dir, bool absolute) {
   auto rebase = [&](std::string& p) {
     fs::path abs = fs::path(p).is_absolute() ? fs::path(p) : (from_dir / p).lexically_normal();
     p = absolute ? abs.string() : abs.lexically_relative(out_dir).string();
   };
+  auto rebase_ref = [&](auto& self, ir::TensorRef& r) -> void {
+    if (!r.file.empty()) rebase(r.file);  // synthetic views and concats name no file
+    if (r.view)
+      for (auto& p : r.view->parts) self(self, p);
+  };
   for (auto& t : g.tensors)
-    if (t.weight) rebase(t.weight->file);
+    if (t.weight) rebase_ref(rebase_ref, *t.weight);
   for (auto& [k, v] : g.metadata)
-    if (k == "tokenizer.gguf") rebase(v);
+    if (k == "tokenizer.gguf" || k == "tokenizer.dir") rebase(v);
 }
 
 std::string MiB(uint64_t b) {
@@ -132,10 +156,8 @@ absl::StatusOr<CompileResult> CompileModel(const std::string& model_path, const 
     graph = std::move(*g);
     from_dir = fs::absolute(model_path).parent_path();
   } else {
-    if (fs::is_directory(model_path))
-      return absl::UnimplementedError(StrCat(model_path, ": compile reads GGUF files and graph files; ",
-                                             "Hugging Face directories are not compiled yet"));
-    auto g = GraphOfGguf(model_path, &content_hash, &run_meta);
+    auto g = fs::is_directory(model_path) ? GraphOfHf(model_path, &content_hash, &run_meta)
+                                          : GraphOfGguf(model_path, &content_hash, &run_meta);
     if (!g.ok()) return g.status();
     graph = std::move(*g);
   }

@@ -13,6 +13,16 @@ std::string ShapeString(const Shape& s) {
   }), "]");
 }
 
+bool TensorView::operator==(const TensorView& o) const {
+  return source_dtype == o.source_dtype && source_shape == o.source_shape && row_begin == o.row_begin &&
+         row_count == o.row_count && transpose == o.transpose && widen_f32 == o.widen_f32 && add_one == o.add_one &&
+         parts == o.parts && values == o.values;
+}
+
+bool TensorRef::operator==(const TensorRef& o) const {
+  return file == o.file && tensor == o.tensor && offset == o.offset && bytes == o.bytes && view == o.view;
+}
+
 int64_t Op::Int(std::string_view a, int64_t dflt) const {
   auto it = attrs.find(std::string(a));
   if (it == attrs.end()) return dflt;

@@ -23,13 +23,43 @@ inline constexpr int64_t kDimRows = -2;    // R: rows whose output the caller wa
 using Shape = std::vector<int64_t>;
 std::string ShapeString(const Shape& s);  // "[T,640]"
 
-// A weight in a model file, printed `file#tensor`.
+struct TensorRef;
+
+// How a weight's stored bytes become the graph tensor (docs/ir.md, "Views"; checked by
+// ir/view.h, bound by runtime/view_weights.h). A TensorRef without a view is a GGUF
+// tensor read as stored. With one, it is exactly one of:
+//   * a stored tensor (`source_dtype` non-empty): the safetensors tensor `file#tensor`
+//     of `source_dtype` and `source_shape`, taken through, in this order, the row
+//     slice, the transpose, the widening to f32 and the add-one;
+//   * a concat (`parts` non-empty): each part's elements back to back along the
+//     tensor's leading dimension (each part a whole number of leading slices; parts
+//     one rank below the tensor are stacked, as MoE expert banks are);
+//   * synthetic f32 `values` (computed at build time, e.g. RoPE frequency factors).
+// The result's elements, row-major, are the tensor's: its shape may differ by a
+// reshape (same element count), never its dtype.
+struct TensorView {
+  std::string source_dtype;  // as stored, the safetensors name ("BF16", "F32", "U8", ...)
+  Shape source_shape;        // as stored, outermost first
+  int64_t row_begin = 0;     // row slice of the source's dimension 0:
+  int64_t row_count = -1;    //   rows [row_begin, row_begin + row_count); -1 = to the end
+  bool transpose = false;    // 2-D [a, b] read as [b, a] (GPT-2 Conv1D)
+  bool widen_f32 = false;    // convert the stored elements to f32
+  bool add_one = false;      // f32 value + 1 (Gemma RMSNorm weights store w - 1)
+  std::vector<TensorRef> parts;  // concat along the leading dimension
+  std::vector<float> values;     // synthetic f32 elements
+  bool operator==(const TensorView&) const;
+};
+
+// A weight in a model file, printed `file#tensor`. `offset` (absolute, in the file)
+// and `bytes` are what the binder reads; for a view they are the stored tensor's.
 struct TensorRef {
   std::string file;
   std::string tensor;
   uint64_t offset = 0;
   uint64_t bytes = 0;
+  std::optional<TensorView> view = std::nullopt;  // absent: the GGUF tensor as stored
   std::string ToString() const { return file + "#" + tensor; }
+  bool operator==(const TensorRef&) const;
 };
 
 struct Tensor {

@@ -1,5 +1,6 @@
 #include "ir/serialize.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <unistd.h>
@@ -34,7 +35,39 @@ Offset<fb::Attr> PackAttr(FlatBufferBuilder& b, const std::string& name, const A
   return fb::CreateAttr(b, n, fb::AttrKind_Ints, 0, 0, 0, b.CreateVector(ints));
 }
 
+Offset<fb::TensorRef> PackRef(FlatBufferBuilder& b, const TensorRef& r) {
+  Offset<fb::TensorView> view = 0;
+  if (const TensorView* v = r.view ? &*r.view : nullptr) {
+    std::vector<Offset<fb::TensorRef>> parts;
+    for (const auto& p : v->parts) parts.push_back(PackRef(b, p));
+    view = fb::CreateTensorView(b, v->source_dtype.empty() ? 0 : b.CreateString(v->source_dtype),
+                                v->source_shape.empty() ? 0 : b.CreateVector(v->source_shape), v->row_begin,
+                                v->row_count, v->transpose, v->widen_f32, v->add_one,
+                                parts.empty() ? 0 : b.CreateVector(parts),
+                                v->values.empty() ? 0 : b.CreateVector(v->values));
+  }
+  return fb::CreateTensorRef(b, b.CreateString(r.file), b.CreateString(r.tensor), r.offset, r.bytes, view);
+}
+
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+TensorRef UnpackRef(const fb::TensorRef& w) {
+  TensorRef r{Str(w.file()), Str(w.tensor()), w.offset(), w.bytes(), std::nullopt};
+  if (const fb::TensorView* v = w.view()) {
+    TensorView& x = r.view.emplace();
+    x.source_dtype = Str(v->source_dtype());
+    if (v->source_shape()) x.source_shape.assign(v->source_shape()->begin(), v->source_shape()->end());
+    x.row_begin = v->row_begin();
+    x.row_count = v->row_count();
+    x.transpose = v->transpose();
+    x.widen_f32 = v->widen_f32();
+    x.add_one = v->add_one();
+    if (v->parts())
+      for (const auto* p : *v->parts()) x.parts.push_back(UnpackRef(*p));
+    if (v->values()) x.values.assign(v->values()->begin(), v->values()->end());
+  }
+  return r;
+}
 
 std::vector<std::string> StrVec(const flatbuffers::Vector<Offset<flatbuffers::String>>* v) {
   std::vector<std::string> out;
@@ -56,7 +89,7 @@ absl::StatusOr<Graph> Unpack(const fb::Model* m) {
       x.name = Str(t->name());
       x.dtype = static_cast<TensorType>(t->dtype());
       if (t->shape()) x.shape.assign(t->shape()->begin(), t->shape()->end());
-      if (const auto* w = t->weight()) x.weight = TensorRef{Str(w->file()), Str(w->tensor()), w->offset(), w->bytes()};
+      if (const auto* w = t->weight()) x.weight = UnpackRef(*w);
       g.tensors.push_back(std::move(x));
     }
   if (fg->ops())
@@ -96,10 +129,7 @@ std::string Pack(const Graph& g) {
   FlatBufferBuilder b(1 << 16);
   std::vector<Offset<fb::Tensor>> tensors;
   for (const auto& t : g.tensors) {
-    Offset<fb::TensorRef> w = 0;
-    if (t.weight)
-      w = fb::CreateTensorRef(b, b.CreateString(t.weight->file), b.CreateString(t.weight->tensor),
-                              t.weight->offset, t.weight->bytes);
+    Offset<fb::TensorRef> w = t.weight ? PackRef(b, *t.weight) : 0;
     tensors.push_back(fb::CreateTensor(b, b.CreateString(t.name), static_cast<fb::DType>(t.dtype),
                                        b.CreateVector(t.shape), w));
   }
@@ -175,6 +205,42 @@ static std::string ExactFloats(const Graph& g, std::string json) {
   return out;
 }
 
+// Likewise FlatBuffers prints floats with 6 fixed decimals: the synthetic `values` of
+// views (the only [float] in the schema) are rewritten, list by list in the order
+// GenerateText prints them (tensors in order; a view's parts before its own values),
+// as the shortest text that reads back to the same float.
+static void CollectValues(const TensorRef& r, std::vector<const std::vector<float>*>* out) {
+  if (!r.view) return;
+  for (const auto& p : r.view->parts) CollectValues(p, out);
+  if (!r.view->values.empty()) out->push_back(&r.view->values);
+}
+
+static std::string ExactValues(const Graph& g, std::string json) {
+  std::vector<const std::vector<float>*> lists;
+  for (const auto& t : g.tensors)
+    if (t.weight) CollectValues(*t.weight, &lists);
+  if (lists.empty()) return json;
+  const std::string key = "\"values\": [";
+  std::string out;
+  size_t at = 0, i = 0;
+  for (size_t pos; (pos = json.find(key, at)) != std::string::npos; ++i) {
+    const size_t open = pos + key.size(), close = json.find(']', open);
+    if (i >= lists.size() || close == std::string::npos ||
+        static_cast<size_t>(std::count(json.begin() + open, json.begin() + close, ',')) + 1 != lists[i]->size())
+      return json;  // not the layout expected: keep FlatBuffers' text
+    out.append(json, at, open - at);
+    for (size_t k = 0; k < lists[i]->size(); ++k) {
+      char buf[32];
+      auto r = std::to_chars(buf, buf + sizeof(buf), (*lists[i])[k]);
+      out.append(k ? ", " : "").append(buf, r.ptr);
+    }
+    at = close;
+  }
+  if (i != lists.size()) return json;
+  out.append(json, at, std::string::npos);
+  return out;
+}
+
 absl::StatusOr<std::string> ToJson(const Graph& g) {
   auto p = SchemaParser();
   if (!p.ok()) return p.status();
@@ -182,7 +248,7 @@ absl::StatusOr<std::string> ToJson(const Graph& g) {
   std::string out;
   if (!flatbuffers::GenerateText(**p, bin.data(), &out))
     return absl::InternalError("uaii IR: FlatBuffers could not render JSON");
-  return ExactFloats(g, std::move(out));
+  return ExactFloats(g, ExactValues(g, std::move(out)));
 }
 
 absl::StatusOr<Graph> FromJson(std::string_view json) {

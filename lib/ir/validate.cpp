@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/registry.h"
+#include "ir/view.h"
 
 namespace uaii::ir {
 namespace {
@@ -76,6 +77,7 @@ absl::StatusOr<std::vector<size_t>> Validate(const Graph& g) {
       if (d == 0 || d < kDimRows || d > (int64_t{1} << 40))
         return absl::InvalidArgumentError(absl::StrCat("bad tensor: '", t.name, "' has dimension ", d, " in ",
                                                        ShapeString(t.shape), " (sizes are positive, or -1 = T, -2 = R)"));
+    if (auto st = CheckWeightView(t); !st.ok()) return st;
   }
   // Sources: graph inputs and weights. Everything else must have exactly one producer.
   absl::flat_hash_map<std::string, size_t> producer;

@@ -6,7 +6,8 @@
 //   "dangling tensor: ..."   a name that is not declared, or read but never produced
 //   "duplicate tensor: ..."  a tensor declared twice or produced by two ops
 //   "cycle: ..."             ops that depend on each other
-//   "bad tensor: ..."        unknown dtype id, or a dimension that is not positive / T / R
+//   "bad tensor: ..."        unknown dtype id, a dimension that is not positive / T / R, or
+//                            a weight view whose arithmetic does not fit the tensor (ir/view.h)
 //   "shape mismatch: ..."    inferred shape differs from the declared one, or operands
 //                            that do not fit the op
 #pragma once

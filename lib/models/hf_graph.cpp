@@ -79,44 +79,44 @@ class HfSpecBuilder {
   absl::Status Run(const Family& family);
 
  private:
-  void Declare(const std::string& name, HfWeightView v) {
+  void Declare(const std::string& name, TensorType dtype, std::vector<int64_t> shape, ir::TensorRef ref) {
     SpecTensor t;
-    t.dtype = v.dtype;
-    t.shape = v.shape;
-    if (v.src) {
-      t.offset = v.src->offset;
-      t.bytes = v.src->bytes;
-    }
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.offset = ref.offset;
+    t.bytes = ref.bytes;
     out_.spec.tensors[name] = t;
-    out_.views[name] = std::move(v);
+    out_.refs[name] = std::move(ref);
   }
   // A weight read by matmul / embed: kept in its file type when a kernel exists.
   void Matrix(const std::string& name, const HfTensor& t, bool transpose, std::vector<int64_t> reshape = {}) {
-    HfWeightView v;
-    v.src = &t;
-    v.transpose = transpose;
-    v.to_f32 = !Packed(t);
-    v.dtype = Packed(t) ? t.dtype : TensorType::F32;
-    v.shape = t.shape;
-    if (transpose && v.shape.size() == 2) std::swap(v.shape[0], v.shape[1]);
-    if (!reshape.empty()) v.shape = std::move(reshape);  // same bytes, another shape
-    Declare(name, std::move(v));
+    ir::TensorRef r = Stored(t);
+    r.view->transpose = transpose;
+    r.view->widen_f32 = !Packed(t);
+    std::vector<int64_t> shape = t.shape;
+    if (transpose && shape.size() == 2) std::swap(shape[0], shape[1]);
+    if (!reshape.empty()) shape = std::move(reshape);  // same bytes, another shape
+    Declare(name, Packed(t) ? t.dtype : TensorType::F32, std::move(shape), std::move(r));
   }
   // A weight read element-wise (norms, biases): always f32.
   void Vector(const std::string& name, const HfTensor& t, bool plus_one) {
-    HfWeightView v;
-    v.src = &t;
-    v.to_f32 = true;
-    v.plus_one = plus_one;
-    v.dtype = TensorType::F32;
-    v.shape = t.shape;
-    Declare(name, std::move(v));
+    ir::TensorRef r = Stored(t);
+    r.view->widen_f32 = t.stored != safetensors::Dtype::F32;
+    r.view->add_one = plus_one;
+    Declare(name, TensorType::F32, t.shape, std::move(r));
   }
   void Synthetic(const std::string& name, std::vector<float> values) {
-    HfWeightView v;
-    v.shape = {static_cast<int64_t>(values.size())};
-    v.values = std::move(values);
-    Declare(name, std::move(v));
+    ir::TensorRef r;
+    const auto n = static_cast<int64_t>(values.size());
+    r.view.emplace().values = std::move(values);
+    Declare(name, TensorType::F32, {n}, std::move(r));
+  }
+  // The view of HF tensor `t` as stored in its safetensors file.
+  static ir::TensorRef Stored(const HfTensor& t) {
+    ir::TensorRef r{t.file, t.name, t.offset, t.bytes, ir::TensorView{}};
+    r.view->source_dtype = std::string(safetensors::DtypeName(t.stored));
+    r.view->source_shape = t.shape;
+    return r;
   }
   absl::Status HyperParameters(const Family& family);
   absl::Status RopeScaling();
@@ -302,19 +302,19 @@ absl::Status HfSpecBuilder::Tensors() {
   for (int il = 0; il < c_.num_hidden_layers && c_.num_experts > 0; ++il) {
     if (!m_.FindRole("ffn_gate", il, 0) && !m_.FindRole("ffn_up", il, 0)) continue;
     for (const char* role : {"ffn_gate", "ffn_up", "ffn_down"}) {
-      HfWeightView v;
+      const HfTensor* t0 = m_.FindRole(role, il, 0);
+      ir::TensorRef bank;  // a concat of the experts' [rows, cols] tensors
+      auto& parts = bank.view.emplace().parts;
       for (int64_t e = 0; e < c_.num_experts; ++e) {
         const HfTensor* t = m_.FindRole(role, il, static_cast<int>(e));
-        if (!t || t->shape.size() != 2 || (!v.experts.empty() && t->shape != v.experts[0]->shape))
+        if (!t || t->shape.size() != 2 || t->shape != t0->shape)
           return absl::InvalidArgumentError(StrCat(m_.dir, ": layer ", il, " expert ", e, " ", role,
                                                    " is missing or shaped unlike expert 0"));
-        v.experts.push_back(t);
+        parts.push_back(Stored(*t));
+        parts.back().view->widen_f32 = !Packed(*t0);
       }
-      const HfTensor* t0 = v.experts[0];
-      v.to_f32 = !Packed(*t0);
-      v.dtype = Packed(*t0) ? t0->dtype : TensorType::F32;
-      v.shape = {c_.num_experts, t0->shape[0], t0->shape[1]};
-      Declare(StrCat("blk.", il, ".", role, "_exps.weight"), std::move(v));
+      Declare(StrCat("blk.", il, ".", role, "_exps.weight"), Packed(*t0) ? t0->dtype : TensorType::F32,
+              {c_.num_experts, t0->shape[0], t0->shape[1]}, std::move(bank));
     }
   }
   return absl::OkStatus();
@@ -357,25 +357,18 @@ absl::StatusOr<HfGraph> BuildHfGraph(const hf::HfModel& m) {
   if (auto st = build.Run(*family); !st.ok()) return st;
   auto g = BuildGraph(out->spec);
   if (!g.ok()) return g.status();
-  // Weight references keep the graph's GGUF-style name (the storage planner reads the
-  // layer and role from it) with the HF file and offset; graph metadata
-  // "hf_tensor:<name>" says which HF tensor the view reads and how.
+  // Weight references are the declared views (their `tensor` the HF name); graph
+  // metadata "hf_tensor:<name>" says the same for a reader of the graph.
   for (auto& t : g->tensors) {
-    auto it = out->views.find(t.name);
-    if (!t.weight || it == out->views.end()) continue;
-    const HfWeightView& v = it->second;
-    if (!v.src) {
-      t.weight = ir::TensorRef{"", t.name, 0, 0};
-      g->metadata.emplace_back("hf_tensor:" + t.name,
-                               v.experts.empty() ? "(computed from config.json rope_scaling)"
-                                                 : StrCat(v.experts.size(), " experts stacked"));
-      continue;
-    }
-    std::string how;
-    if (v.plus_one) how += " (1 + w)";
+    auto it = out->refs.find(t.name);
+    if (!t.weight || it == out->refs.end()) continue;
+    const ir::TensorView& v = *it->second.view;
+    std::string how = v.values.empty() ? it->second.tensor : "(computed from config.json rope_scaling)";
+    if (!v.parts.empty()) how = StrCat(v.parts.size(), " experts stacked");
+    if (v.add_one) how += " (1 + w)";
     if (v.transpose) how += " (transposed)";
-    t.weight = ir::TensorRef{v.src->file, t.name, v.src->offset, v.src->bytes};
-    g->metadata.emplace_back("hf_tensor:" + t.name, v.src->name + how);
+    t.weight = it->second;
+    g->metadata.emplace_back("hf_tensor:" + t.name, how);
   }
   g->metadata.emplace_back("source", "huggingface");
   out->graph = std::move(*g);

@@ -35,6 +35,17 @@ struct GgufModel {
 };
 absl::StatusOr<GgufModel> ReadGgufModel(const std::string& path);
 
+// A Hugging Face directory read into its model description and unplanned graph (the
+// weights' TensorRefs carry their views): the first half of Model::Load for a
+// directory, shared with `uaii compile` like GgufModel.
+struct HfDirectoryModel {
+  std::shared_ptr<const hf::HfModel> model;  // keeps the safetensors files mapped
+  models::ModelSpec spec;
+  ir::Graph graph;
+  std::string plan_identity;  // config.json and the tensor table, hashed
+};
+absl::StatusOr<HfDirectoryModel> ReadHfDirectory(const std::string& dir);
+
 // Runs the assembly into `impl` (which already holds the source's spec and whatever
 // must stay alive: the GGUF file, the HF model) and fills impl->info from the spec.
 absl::StatusOr<std::shared_ptr<const Model>> Assemble(ModelSource source, std::unique_ptr<ModelInternals::Impl> impl);

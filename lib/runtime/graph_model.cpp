@@ -6,6 +6,7 @@
 #include "ir/serialize.h"
 #include "runtime/assemble.h"
 #include "runtime/model_impl.h"
+#include "runtime/view_weights.h"
 #include "tokenizers/gguf_tokenizer.h"
 #include "util/str_cat.h"
 
@@ -26,23 +27,34 @@ int64_t MetaInt(const ir::Graph& g, std::string_view key) {
   return r.ec == std::errc() ? out : 0;
 }
 
+// Resolves a weight reference's files (its own and its view's parts') against `base`.
+void ResolveRef(const fs::path& base, ir::TensorRef& r) {
+  if (!r.file.empty()) r.file = Resolve(base, r.file);
+  if (r.view)
+    for (auto& p : r.view->parts) ResolveRef(base, p);
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& path) {
   auto graph = ir::ReadGraphFile(path);
   if (!graph.ok()) return graph.status();
   const fs::path base = fs::absolute(fs::path(path)).parent_path();
-  const std::string tok_meta(graph->Meta("tokenizer.gguf"));
-  if (tok_meta.empty())
-    return absl::InvalidArgumentError(StrCat(path, ": graph metadata lacks \"tokenizer.gguf\" (the GGUF file to ",
-                                             "read the vocabulary and end-of-generation ids from)"));
+  const std::string tok_gguf(graph->Meta("tokenizer.gguf")), tok_dir(graph->Meta("tokenizer.dir"));
+  if (tok_gguf.empty() == tok_dir.empty())
+    return absl::InvalidArgumentError(StrCat(path, ": graph metadata needs one of \"tokenizer.gguf\" (the GGUF file ",
+                                             "to read the vocabulary and end-of-generation ids from) or ",
+                                             "\"tokenizer.dir\" (a Hugging Face directory)"));
   auto impl = std::make_unique<ModelInternals::Impl>();
-  const std::string tok_path = Resolve(base, tok_meta);
-  auto file = gguf::File::Open(tok_path);
-  if (!file.ok())
-    return absl::Status(file.status().code(), StrCat(path, ": tokenizer.gguf: ", std::string(file.status().message())));
-  std::shared_ptr<const gguf::File> gguf_file(std::move(*file));
-  impl->file = gguf_file;
+  const std::string tok_path = Resolve(base, tok_gguf.empty() ? tok_dir : tok_gguf);
+  std::map<std::string, std::shared_ptr<const gguf::File>> gguf_files;
+  if (!tok_gguf.empty()) {
+    auto file = gguf::File::Open(tok_path);
+    if (!file.ok())
+      return absl::Status(file.status().code(), StrCat(path, ": tokenizer.gguf: ", std::string(file.status().message())));
+    impl->file = std::shared_ptr<const gguf::File>(std::move(*file));
+    gguf_files.emplace(tok_path, impl->file);
+  }
   // What a graph states of the ModelSpec (session planning reads it); the rest stays 0.
   impl->spec.arch = std::string(graph->Meta("architecture"));
   impl->spec.file = tok_path;
@@ -58,10 +70,17 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadGraphModel(const std::string& p
   source.plan_identity = "graph-file";
   source.bind = [&](ir::Graph& planned) {
     for (auto& t : planned.tensors)
-      if (t.weight) t.weight->file = Resolve(base, t.weight->file);
-    return WeightSet::Bind(planned, {{tok_path, gguf_file}});
+      if (t.weight) ResolveRef(base, *t.weight);
+    return BindGraphWeights(planned, gguf_files);
   };
-  source.tokenizer = [&] { return TokenizerFromGguf(*gguf_file); };
+  source.tokenizer = [&]() -> absl::StatusOr<std::unique_ptr<Tokenizer>> {
+    if (!tok_gguf.empty()) return TokenizerFromGguf(*gguf_files.begin()->second);
+    auto tok = Tokenizer::Load(tok_path);
+    if (!tok.ok())
+      return absl::Status(tok.status().code(),
+                          StrCat(path, ": tokenizer.dir ", tok_path, ": ", std::string(tok.status().message())));
+    return tok;
+  };
   source.vocabulary_origin = StrCat(tok_path, " (tokenizer of ", path, ")");
   ModelInternals::Impl* raw = impl.get();
   auto model = Assemble(std::move(source), std::move(impl));

@@ -1,12 +1,13 @@
 // Model::Load for a Hugging Face directory: loader (hf::LoadHfModel) -> the model
-// description and its family's graph (models::BuildHfGraph) -> the one assembly
-// (assemble.h) with the weights bound through their views (BindHfWeights) and the
-// tokenizer from tokenizer.json / tokenizer.model (+ tokenizer_config.json).
+// description and its family's graph (models::BuildHfGraph, weights as declared views)
+// -> the one assembly (assemble.h) with the weights bound through their views
+// (view_weights.h) and the tokenizer from tokenizer.json / tokenizer.model
+// (+ tokenizer_config.json).
 #include "loaders/hf_loader.h"
 #include "models/hf_graph.h"
 #include "planner/content_hash.h"
 #include "runtime/assemble.h"
-#include "runtime/hf_weights.h"
+#include "runtime/view_weights.h"
 #include "util/str_cat.h"
 
 namespace uaii::runtime {
@@ -27,7 +28,7 @@ std::string HfContentHash(const hf::HfModel& m) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir) {
+absl::StatusOr<HfDirectoryModel> ReadHfDirectory(const std::string& dir) {
   auto loaded = hf::LoadHfModel(dir);
   if (!loaded.ok()) return loaded.status();
   auto m = std::make_shared<hf::HfModel>(std::move(*loaded));
@@ -37,17 +38,22 @@ absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& 
     return absl::UnimplementedError(StrCat(dir, ": ", std::string(st.message())));
   auto g = models::BuildHfGraph(*m);
   if (!g.ok()) return g.status();
+  return HfDirectoryModel{m, std::move(g->spec), std::move(g->graph), HfContentHash(*m)};
+}
+
+absl::StatusOr<std::shared_ptr<const Model>> LoadHfDirectory(const std::string& dir) {
+  auto read = ReadHfDirectory(dir);
+  if (!read.ok()) return read.status();
   auto impl = std::make_unique<ModelInternals::Impl>();
-  impl->spec = g->spec;
-  impl->hf = m;
+  impl->spec = read->spec;
+  impl->hf = read->model;
+  SafetensorsFiles files;
+  for (const auto& f : read->model->files) files.emplace(f->path(), f);
   ModelSource source;
   source.path = dir;
-  source.graph = std::move(g->graph);
-  source.plan_identity = HfContentHash(*m);
-  source.bind = [&](ir::Graph& planned) {
-    g->graph = planned;  // BindHfWeights reads the planned graph's weights with their views
-    return BindHfWeights(*m, *g);
-  };
+  source.graph = std::move(read->graph);
+  source.plan_identity = read->plan_identity;
+  source.bind = [&](ir::Graph& planned) { return BindGraphWeights(planned, {}, files); };
   source.tokenizer = [&]() -> absl::StatusOr<std::unique_ptr<Tokenizer>> {
     auto tok = Tokenizer::Load(dir);
     if (!tok.ok())

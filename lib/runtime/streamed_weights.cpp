@@ -34,7 +34,8 @@ storage::PlanInputs PlanInputsFromGraph(const ir::Graph& g, const WeightSet& wei
     const bool ew = elementwise.count(t.name) > 0 || w->shape.size() < 2 || w->file.empty();
     p.matmul = !ew && use[t.name].first;
     p.embed = !ew && use[t.name].second;
-    p.role = storage::RoleOf(t.weight->tensor, !(p.matmul || p.embed), &p.layer);
+    // A view's `tensor` is its source's name (an HF name); the graph name is GGUF-style.
+    p.role = storage::RoleOf(t.weight->view ? t.name : t.weight->tensor, !(p.matmul || p.embed), &p.layer);
     in.tensors.push_back(std::move(p));
   }
   MarkExpertBanks(g, weights, &in);  // expert banks: the expert LRU, not pinned or staged
@@ -52,7 +53,7 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
   for (size_t i = 0; i < inputs.tensors.size(); ++i) {
     const BoundWeight* w = weights.Find(inputs.tensors[i].name);
     if (!w) return absl::FailedPreconditionError(StrCat("weight ", inputs.tensors[i].name, " is not bound"));
-    if (w->file.empty()) {  // made at load, no file behind it (HF views: runtime/hf_weights.h): resident
+    if (w->file.empty()) {  // made at load, no file behind it (copied views: runtime/view_weights.h): resident
       Entry e;
       e.bytes = storage::AlignedBytes::Allocate(w->bytes);
       std::memcpy(e.bytes.data.get(), w->data, w->bytes);

@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
   auto ws = std::make_unique<WeightSet>();
   ws->files_ = std::move(open);
   for (const auto& t : g.tensors) {
-    if (!t.weight) continue;
+    if (!t.weight || t.weight->view) continue;  // views: runtime/view_weights.h
     const ir::TensorRef& ref = *t.weight;
     auto fit = ws->files_.find(ref.file);
     if (fit == ws->files_.end()) {
@@ -54,12 +54,9 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
   return ws;
 }
 
-std::unique_ptr<WeightSet> WeightSet::FromBound(std::map<std::string, BoundWeight> weights,
-                                                std::vector<std::shared_ptr<const void>> owners) {
-  auto ws = std::make_unique<WeightSet>();
-  ws->weights_ = std::move(weights);
-  ws->owners_ = std::move(owners);
-  return ws;
+void WeightSet::Adopt(std::map<std::string, BoundWeight> weights, std::vector<std::shared_ptr<const void>> owners) {
+  weights_.merge(weights);
+  owners_.insert(owners_.end(), std::make_move_iterator(owners.begin()), std::make_move_iterator(owners.end()));
 }
 
 absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const {

@@ -1,6 +1,7 @@
-// Binds a graph's weight TensorRefs (`file#tensor`) to bytes in memory-mapped GGUF
-// files. Nothing is copied: a BoundWeight points into the mapping, which the
-// WeightSet keeps alive. Each reference is re-checked against the file it names
+// Binds a graph's GGUF weight TensorRefs (`file#tensor`, no view) to bytes in
+// memory-mapped GGUF files (references with a declared view: runtime/view_weights.h).
+// Nothing is copied: a BoundWeight points into the mapping, which the WeightSet keeps
+// alive. Each reference is re-checked against the file it names
 // (type, shape, size), so a graph that disagrees with its file fails to bind.
 // Binding touches no tensor bytes: under a memory budget the storage engine
 // (runtime/streamed_weights.h) reads them from `file` at `offset` instead.
@@ -59,10 +60,9 @@ class WeightSet {
   // stays one copy of the weights. For sessions that read weights through the
   // mapping (no storage plan): llama.cpp's CPU backend repacks at load the same way.
   absl::Status PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const;
-  // Weights bound elsewhere (Hugging Face views, runtime/hf_weights.h); `owners` keep
-  // their bytes (mappings, converted copies) alive as long as the set.
-  static std::unique_ptr<WeightSet> FromBound(std::map<std::string, BoundWeight> weights,
-                                              std::vector<std::shared_ptr<const void>> owners);
+  // Adds weights bound elsewhere (declared views, runtime/view_weights.h); `owners`
+  // keep their bytes (mappings, converted copies) alive as long as the set.
+  void Adopt(std::map<std::string, BoundWeight> weights, std::vector<std::shared_ptr<const void>> owners);
 
  private:
   std::vector<std::shared_ptr<const void>> owners_;

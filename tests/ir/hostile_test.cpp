@@ -21,7 +21,9 @@ std::string TempPath(const std::string& name) {
 }  // namespace
 
 TEST_CASE("ir hostile: seeded byte mutations of a valid .uaii never crash the reader") {
-  auto bin = ToBinary(TinyGraph());
+  // The tiny graph, and one whose weights carry every kind of view (nested parts).
+  const bool views = GENERATE(false, true);
+  auto bin = ToBinary(views ? uaii::ir::testing::ViewGraph() : TinyGraph());
   REQUIRE(bin.ok());
   std::mt19937_64 rng(20261129);
   int rejected = 0, read = 0, valid = 0;

@@ -15,7 +15,7 @@ void CheckSame(const Graph& a, const Graph& b) {
     CHECK(a.tensors[i].dtype == b.tensors[i].dtype);
     CHECK(a.tensors[i].shape == b.tensors[i].shape);
     REQUIRE(a.tensors[i].weight.has_value() == b.tensors[i].weight.has_value());
-    if (a.tensors[i].weight) CHECK(a.tensors[i].weight->ToString() == b.tensors[i].weight->ToString());
+    if (a.tensors[i].weight) CHECK(*a.tensors[i].weight == *b.tensors[i].weight);
   }
   REQUIRE(a.ops.size() == b.ops.size());
   for (size_t i = 0; i < a.ops.size(); ++i) {

@@ -1,6 +1,7 @@
-"""`uaii compile`: graph files from a GGUF (relative and absolute weight paths), JSON
+"""`uaii compile`: graph files from a GGUF (relative and absolute weight paths) or a
+Hugging Face directory (weights as declared views, tokenizer from the directory), JSON
 <-> binary conversion, --plan output, and `uaii generate --model graph` giving the
-GGUF's tokens; the hand-authored example graph runs."""
+source's tokens; the hand-authored example graph runs."""
 import json
 import os
 import shutil
@@ -45,6 +46,24 @@ def test_compile_and_generate_same_tokens(uaii_bin, fixtures_dir, tmp_path, env)
     run_uaii(uaii_bin, "compile", rel, "-o", tmp_path / "rel" / "back.uaii", env=env)
     run_uaii(uaii_bin, "compile", tmp_path / "rel" / "back.uaii", "-o", tmp_path / "rel" / "again.uaii.json", env=env)
     assert (tmp_path / "rel" / "again.uaii.json").read_text() == rel.read_text()
+
+
+@pytest.mark.parametrize("name", ["gemma3_f32", "qwen2_moe_f32", "gpt2_bf16_sharded"])
+def test_compile_hf_directory_generates_same_tokens(uaii_bin, fixtures_dir, tmp_path, env, name):
+    src = fixtures_dir / "hf_tiny" / name
+    want = tokens(uaii_bin, src, env)  # also plans the directory's graph into the cache
+    # compile shares Model::Load's plan identity for the directory: the plan is cached
+    plan = json.loads(run_uaii(uaii_bin, "compile", src, "--plan", "--json", env=env).stdout)
+    assert plan["from_cache"]
+    for out in (tmp_path / "g" / "m.uaii.json", tmp_path / "m.uaii"):
+        out.parent.mkdir(exist_ok=True)
+        run_uaii(uaii_bin, "compile", src, "-o", out, env=env)
+        assert tokens(uaii_bin, out, env) == want
+    doc = json.loads((tmp_path / "g" / "m.uaii.json").read_text())
+    meta = {kv["key"]: kv.get("value", "") for kv in doc["graph"]["metadata"]}
+    assert (tmp_path / "g" / meta["tokenizer.dir"]).resolve() == src.resolve()
+    views = [t["weight"]["view"] for t in doc["graph"]["tensors"] if "weight" in t]
+    assert views and all("source_dtype" in v or "parts" in v or "values" in v for v in views)
 
 
 def test_compile_plan_json_and_cache(uaii_bin, fixtures_dir, env):
