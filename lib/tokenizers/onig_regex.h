@@ -14,6 +14,10 @@
 // match-stack limit; a pattern that exceeds them on some text fails that encode
 // with a clear error instead of running unbounded (HF tokenizers panics there).
 // Text that is not valid UTF-8 fails with the byte offset, never reaches the engine.
+//
+// Threads: a compiled OnigRegex is immutable; FindMatches keeps its region and
+// match parameters per call, so one tokenizer encodes from many threads (as HF's
+// shared SysRegex does under rayon).
 #pragma once
 #include <cstdint>
 #include <memory>
