@@ -21,7 +21,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git time sentencepiece
   # the core library
   libabsl-dev libsimdjson-dev libflatbuffers-dev flatbuffers-compiler libcurl4-openssl-dev libssl-dev
-  libsentencepiece-dev libicu-dev
+  libsentencepiece-dev libicu-dev libonig-dev
   # optional pieces: tests (UAII_BUILD_TESTS), io_uring (UAII_IO_URING), line editing
   # (UAII_LIBEDIT), the oneDNN benchmark (UAII_ONEDNN), the Kotlin SDK (UAII_BUILD_KOTLIN)
   catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4

@@ -1,9 +1,11 @@
 // tokenizer.json (Hugging Face `tokenizers`) -> Tokenizer::Impl. Parsed with simdjson.
 // Supported: model BPE (merges as "a b" strings or [a, b] pairs, byte_fallback,
-// ignore_merges, unk/fuse_unk); normalizers Replace(String) / Prepend / NFC /
-// Sequence; pre-tokenizers ByteLevel / Metaspace / Split (known regexes, or a
-// literal String) / Digits / Sequence; added_tokens; TemplateProcessing BOS/EOS;
-// the decoder's Strip. Anything else fails naming the component.
+// ignore_merges, unk/fuse_unk); normalizers Replace (String or Regex) / Prepend /
+// NFC / Sequence; pre-tokenizers ByteLevel / Metaspace / Split (any Regex or
+// String, every behavior, invert) / Whitespace / Digits / Sequence; added_tokens;
+// TemplateProcessing BOS/EOS; the decoder's Strip. Anything else fails naming the
+// component. Regexes the hand-written splitters know (pretokenizer.h) take those
+// fast paths; any other runs in Oniguruma as HF's does (onig_regex.h).
 #include <simdjson.h>
 
 #include "tokenizers/str_cat.h"
@@ -50,10 +52,18 @@ absl::Status AddNormalizer(const std::string& path, element n, TokenizerInternal
     return absl::OkStatus();
   }
   if (type == "Replace") {
-    std::string_view from;
-    if (n["pattern"]["String"].get(from) != simdjson::SUCCESS)
-      return Err(path, "Replace normalizer with a Regex pattern is not supported (only String)");
-    impl.normalizers.push_back({NormKind::kReplace, std::string(from), std::string(Str(n, "content"))});
+    std::string_view from, regex;
+    const std::string to(Str(n, "content"));
+    if (n["pattern"]["String"].get(from) == simdjson::SUCCESS && !from.empty()) {
+      impl.normalizers.push_back({NormKind::kReplace, std::string(from), to});
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::shared_ptr<const OnigRegex>> re;
+    if (n["pattern"]["Regex"].get(regex) == simdjson::SUCCESS) re = OnigRegex::Compile(regex);
+    else if (n["pattern"]["String"].get(from) == simdjson::SUCCESS) re = OnigRegex::Literal(from);
+    else return Err(path, "Replace normalizer without a Regex or String pattern");
+    if (!re.ok()) return Err(path, StrCat("Replace normalizer: ", std::string(re.status().message())));
+    impl.normalizers.push_back({NormKind::kReplaceRegex, "", to, *std::move(re)});
     return absl::OkStatus();
   }
   if (type == "Prepend") {
@@ -72,7 +82,22 @@ absl::StatusOr<SplitBehavior> Behavior(const std::string& path, std::string_view
   if (b == "Removed") return SplitBehavior::kRemoved;
   if (b == "MergedWithPrevious") return SplitBehavior::kMergedWithPrevious;
   if (b == "MergedWithNext") return SplitBehavior::kMergedWithNext;
+  if (b == "Contiguous") return SplitBehavior::kContiguous;
   return Unsupported(path, StrCat("Split behavior ", b));
+}
+
+// A Split run by the general engine.
+absl::Status AddRegexSplit(const std::string& path, std::string_view regex, SplitBehavior behavior,
+                           bool invert, TokenizerInternals::Impl& impl) {
+  auto re = OnigRegex::Compile(regex);
+  if (!re.ok()) return Err(path, StrCat("Split pre_tokenizer: ", std::string(re.status().message())));
+  PreStep s{PreKind::kSplitRegex};
+  s.regex = *std::move(re);
+  s.behavior = behavior;
+  s.invert = invert;
+  impl.pre_steps.push_back(std::move(s));
+  if (impl.pre_name.empty()) impl.pre_name = "split-regex";
+  return absl::OkStatus();
 }
 
 absl::Status AddPreTokenizer(const std::string& path, element p, TokenizerInternals::Impl& impl) {
@@ -107,25 +132,32 @@ absl::Status AddPreTokenizer(const std::string& path, element p, TokenizerIntern
     impl.pre_steps.push_back(std::move(s));
     return absl::OkStatus();
   }
+  if (type == "Whitespace") {  // tokenizers: Invert(\w+|[^\w\s]+), Removed
+    return AddRegexSplit(path, R"(\w+|[^\w\s]+)", SplitBehavior::kRemoved, /*invert=*/true, impl);
+  }
   if (type == "Split") {
-    if (Bool(p, "invert", false)) return Err(path, "Split pre_tokenizer with invert=true is not supported");
     auto behavior = Behavior(path, Str(p, "behavior", "Isolated"));
     if (!behavior.ok()) return behavior.status();
+    const bool invert = Bool(p, "invert", false);
     std::string_view regex, literal;
     if (p["pattern"]["Regex"].get(regex) == simdjson::SUCCESS) {
-      if (*behavior != SplitBehavior::kIsolated)
-        return Err(path, StrCat("Split with a Regex supports behavior Isolated only, not ",
-                                      Str(p, "behavior")));
-      auto pats = PatternsForRegex(regex);
-      if (!pats.ok()) return Err(path, std::string(pats.status().message()));
-      impl.pre_steps.push_back({PreKind::kSplit, *pats});
-      if (impl.pre_name.empty()) impl.pre_name = "split-regex";
-      return absl::OkStatus();
+      // Isolated keeps matches and gaps alike, so invert changes nothing and a
+      // hand-written splitter of the same regex gives the same pieces.
+      if (*behavior == SplitBehavior::kIsolated)
+        if (auto pats = PatternsForRegex(regex); pats.ok()) {
+          impl.pre_steps.push_back({PreKind::kSplit, *pats});
+          if (impl.pre_name.empty()) impl.pre_name = "split-regex";
+          return absl::OkStatus();
+        }
+      return AddRegexSplit(path, regex, *behavior, invert, impl);
     }
     if (p["pattern"]["String"].get(literal) == simdjson::SUCCESS) {
+      if (literal.empty())  // matches the empty string everywhere: the engine's case
+        return AddRegexSplit(path, EscapeRegexLiteral(literal), *behavior, invert, impl);
       PreStep s{PreKind::kSplitString};
       s.str = std::string(literal);
       s.behavior = *behavior;
+      s.invert = invert;
       impl.pre_steps.push_back(std::move(s));
       return absl::OkStatus();
     }

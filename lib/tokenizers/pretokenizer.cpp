@@ -298,13 +298,9 @@ std::vector<uint32_t> SplitCodepoints(std::span<const Pattern> patterns, const u
   return bounds;
 }
 
-absl::StatusOr<std::vector<Pattern>> PatternsForRegex(std::string_view regex) {
+std::span<const FastPathRegex> FastPathRegexes() {
   using P = Pattern;
-  struct Known {
-    std::string_view regex;
-    P pattern;
-  };
-  static const Known kKnown[] = {
+  static const FastPathRegex kKnown[] = {
       {R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)", P::kGpt2},
       {R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))", P::kGpt2},
       {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
@@ -322,13 +318,16 @@ absl::StatusOr<std::vector<Pattern>> PatternsForRegex(std::string_view regex) {
       {R"(\p{N})", P::kDigit},
       {R"(\p{N}+)", P::kDigitsRun},
       {R"([^\n]+|[\n]+)", P::kNewlines},
+      {R"([\p{P}\$\+<=>\^~\|]+)", P::kPunctRun},
+      {R"([0-9][0-9][0-9])", P::kAscii3Digits},
   };
-  for (const auto& k : kKnown)
+  return kKnown;
+}
+
+absl::StatusOr<std::vector<Pattern>> PatternsForRegex(std::string_view regex) {
+  for (const FastPathRegex& k : FastPathRegexes())
     if (k.regex == regex) return std::vector<Pattern>{k.pattern};
-  return absl::UnimplementedError(StrCat(
-      "unsupported pre-tokenizer regex \"", regex,
-      "\" in tokenizer.json: uaii splits with hand-written splitters for the known regexes "
-      "(gpt-2, llama3, qwen2, qwen35, gpt-4o, deepseek-v3, digits); this one is not among them"));
+  return absl::NotFoundError(StrCat("no hand-written splitter for the regex \"", regex, "\""));
 }
 
 }  // namespace uaii::tok

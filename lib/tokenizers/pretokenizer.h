@@ -1,5 +1,6 @@
 // Named pre-tokenizers: hand-written splitters equivalent to the published regexes
 // (llama.cpp's llm_tokenizer_bpe table and the Split regexes of tokenizer.json files).
+// They are fast paths: any other regex runs in Oniguruma (onig_regex.h).
 // Each splitter is a linear scan: at every position it computes the length of the
 // regex's leftmost match directly from code point classes, with no backtracking
 // engine, so the cost is linear in the text. Unmatched text stays as its own pieces
@@ -49,7 +50,17 @@ std::vector<std::string_view> NamedPreTokenizerNames();
 std::vector<uint32_t> SplitCodepoints(std::span<const Pattern> patterns, const uint32_t* cps,
                                       size_t n);
 
-// Maps a tokenizer.json Split regex onto a pattern sequence, or fails naming it.
+// The regexes the splitters reproduce, spelled as tokenizer.json files and
+// llama.cpp write them. tests/tokenizers/regex_fast_path_test.cpp proves each
+// splitter equal to Oniguruma (onig_regex.h) running its regex.
+struct FastPathRegex {
+  std::string_view regex;
+  Pattern pattern;
+};
+std::span<const FastPathRegex> FastPathRegexes();
+
+// Maps a tokenizer.json Split regex onto its hand-written splitter (the fast
+// path), or NotFound: the loader then runs the regex in Oniguruma.
 absl::StatusOr<std::vector<Pattern>> PatternsForRegex(std::string_view regex);
 
 }  // namespace uaii::tok

@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "tokenizers/str_cat.h"
-#include "tokenizers/str_cat.h"
 #include "formats/gguf_file.h"
 #include "tokenizers/byte_level.h"
 #include "tokenizers/gguf_tokenizer.h"
@@ -67,60 +66,69 @@ void SplitPieces(const std::vector<tok::Pattern>& patterns, std::vector<std::str
   pieces.swap(next);
 }
 
-void SplitOnString(const tok::PreStep& st, std::vector<std::string>& pieces) {
-  if (st.str.empty()) return;
+// Re-cuts every piece into the byte ranges `find` reports; `find(piece, matches)`
+// fills tokenizers' find_matches for one piece.
+template <typename Find>
+absl::Status SplitByMatches(const tok::PreStep& st, Find find, std::vector<std::string>& pieces) {
   std::vector<std::string> next;
+  next.reserve(pieces.size() * 2);
+  std::vector<tok::PatternMatch> matches;
+  std::vector<tok::ByteRange> ranges;
   for (const std::string& p : pieces) {
-    std::vector<std::pair<size_t, bool>> parts;  // (end, is_match)
-    size_t pos = 0;
-    while (true) {
-      size_t m = p.find(st.str, pos);
-      if (m == std::string::npos) break;
-      if (m > pos) parts.push_back({m, false});
-      parts.push_back({m + st.str.size(), true});
-      pos = m + st.str.size();
-    }
-    if (pos < p.size()) parts.push_back({p.size(), false});
-    size_t start = 0;
-    std::string carry;
-    for (size_t k = 0; k < parts.size(); ++k) {
-      std::string seg = p.substr(start, parts[k].first - start);
-      start = parts[k].first;
-      switch (st.behavior) {
-        case tok::SplitBehavior::kIsolated: next.push_back(seg); break;
-        case tok::SplitBehavior::kRemoved:
-          if (!parts[k].second) next.push_back(seg);
-          break;
-        case tok::SplitBehavior::kMergedWithPrevious:
-          if (parts[k].second && !next.empty() && k > 0 && !parts[k - 1].second)
-            next.back() += seg;
-          else
-            next.push_back(seg);
-          break;
-        case tok::SplitBehavior::kMergedWithNext:
-          if (parts[k].second) {
-            carry += seg;
-          } else {
-            next.push_back(carry + seg);
-            carry.clear();
-          }
-          break;
-      }
-    }
-    if (!carry.empty()) next.push_back(carry);
+    if (absl::Status s = find(p, matches); !s.ok()) return s;
+    tok::PiecesFromMatches(matches, st.behavior, st.invert, ranges);
+    for (const tok::ByteRange& r : ranges) next.emplace_back(p, r.first, r.second - r.first);
   }
   pieces.swap(next);
+  return absl::OkStatus();
+}
+
+absl::Status SplitOnString(const tok::PreStep& st, std::vector<std::string>& pieces) {
+  if (st.str.empty()) return absl::OkStatus();  // the loader sends "" to the regex engine
+  return SplitByMatches(
+      st,
+      [&](std::string_view p, std::vector<tok::PatternMatch>& m) {
+        tok::FindLiteralMatches(p, st.str, m);
+        return absl::OkStatus();
+      },
+      pieces);
+}
+
+absl::Status SplitOnRegex(const tok::PreStep& st, std::vector<std::string>& pieces) {
+  return SplitByMatches(
+      st,
+      [&](std::string_view p, std::vector<tok::PatternMatch>& m) { return st.regex->FindMatches(p, m); },
+      pieces);
+}
+
+// tokenizers' NormalizedString::replace: every match becomes the literal content.
+absl::StatusOr<std::string> ReplaceRegex(const tok::OnigRegex& re, std::string_view s,
+                                         std::string_view content) {
+  std::vector<tok::PatternMatch> matches;
+  if (absl::Status st = re.FindMatches(s, matches); !st.ok()) return st;
+  std::string out;
+  out.reserve(s.size());
+  for (const tok::PatternMatch& m : matches) {
+    if (m.is_match) out.append(content);
+    else out.append(s.substr(m.start, m.end - m.start));
+  }
+  return out;
 }
 
 }  // namespace
 
-void Tokenizer::Impl::EncodeNormalized(std::string_view text, bool first,
-                                       std::vector<TokenId>& out) const {
+absl::Status Tokenizer::Impl::EncodeNormalized(std::string_view text, bool first,
+                                               std::vector<TokenId>& out) const {
   std::vector<std::string> pieces{std::string(text)};
   for (const tok::PreStep& st : pre_steps) {
     switch (st.kind) {
       case tok::PreKind::kSplit: SplitPieces(st.patterns, pieces); break;
-      case tok::PreKind::kSplitString: SplitOnString(st, pieces); break;
+      case tok::PreKind::kSplitString:
+        if (absl::Status s = SplitOnString(st, pieces); !s.ok()) return s;
+        break;
+      case tok::PreKind::kSplitRegex:
+        if (absl::Status s = SplitOnRegex(st, pieces); !s.ok()) return s;
+        break;
       case tok::PreKind::kByteLevel: {
         if (st.add_prefix_space)
           for (std::string& p : pieces)
@@ -144,22 +152,23 @@ void Tokenizer::Impl::EncodeNormalized(std::string_view text, bool first,
           tok::PreStep s2 = st;
           s2.kind = tok::PreKind::kSplitString;
           s2.behavior = tok::SplitBehavior::kMergedWithNext;
-          SplitOnString(s2, pieces);
+          if (absl::Status s = SplitOnString(s2, pieces); !s.ok()) return s;
         }
         break;
       }
     }
   }
   for (const std::string& p : pieces) bpe.Encode(p, out);
+  return absl::OkStatus();
 }
 
-void Tokenizer::Impl::EncodeFragment(std::string_view text, bool after_special, bool at_start,
-                                     std::vector<TokenId>& out) const {
+absl::Status Tokenizer::Impl::EncodeFragment(std::string_view text, bool after_special,
+                                             bool at_start, std::vector<TokenId>& out) const {
   if (scheme == tok::Scheme::kSpmLibrary) {
     std::vector<int> ids;
     spm_lib->Encode(text, ids);
     out.insert(out.end(), ids.begin(), ids.end());
-    return;
+    return absl::OkStatus();
   }
   std::string s;
   if (scheme == tok::Scheme::kSpm && add_space_prefix && after_special) s = " ";
@@ -167,6 +176,12 @@ void Tokenizer::Impl::EncodeFragment(std::string_view text, bool after_special, 
   for (const tok::NormStep& n : normalizers) {
     switch (n.kind) {
       case tok::NormKind::kReplace: s = tok::ReplaceAll(s, n.from, n.to); break;
+      case tok::NormKind::kReplaceRegex: {
+        auto r = ReplaceRegex(*n.regex, s, n.to);
+        if (!r.ok()) return r.status();
+        s = std::move(*r);
+        break;
+      }
       case tok::NormKind::kPrepend:
         if (!s.empty()) s.insert(0, n.to);
         break;
@@ -176,12 +191,9 @@ void Tokenizer::Impl::EncodeFragment(std::string_view text, bool after_special, 
   if (escape_spaces) s = tok::ReplaceAll(s, " ", kSpaceMarker);
   if (scheme == tok::Scheme::kSpm) {
     spm->Encode(s, out);
-    return;
+    return absl::OkStatus();
   }
-  if (norm_matcher.empty()) {
-    EncodeNormalized(s, at_start, out);
-    return;
-  }
+  if (norm_matcher.empty()) return EncodeNormalized(s, at_start, out);
   // Added tokens with normalized=true are found in the normalized text (HF).
   size_t start = 0;
   bool first = at_start;
@@ -192,13 +204,17 @@ void Tokenizer::Impl::EncodeFragment(std::string_view text, bool after_special, 
       pos += std::min(tok::Utf8Len(static_cast<uint8_t>(s[pos])), s.size() - pos);
       continue;
     }
-    if (pos > start) EncodeNormalized(std::string_view(s).substr(start, pos - start), first, out);
+    if (pos > start)
+      if (absl::Status st = EncodeNormalized(std::string_view(s).substr(start, pos - start), first, out);
+          !st.ok())
+        return st;
     first = false;
     out.push_back(added[idx].id);
     pos += len;
     start = pos;
   }
-  if (start < s.size()) EncodeNormalized(std::string_view(s).substr(start), first, out);
+  if (start < s.size()) return EncodeNormalized(std::string_view(s).substr(start), first, out);
+  return absl::OkStatus();
 }
 
 Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -225,16 +241,20 @@ absl::StatusOr<std::vector<TokenId>> Tokenizer::Encode(std::string_view text,
     const tok::AddedToken& at = m.added[idx];
     size_t left_end = at.lstrip ? TrimRight(text, pos, m.ascii_strip) : pos;
     if (left_end < start) left_end = start;
-    if (left_end > start) {
-      m.EncodeFragment(text.substr(start, left_end - start), after_special, start == 0, out);
-    }
+    if (left_end > start)
+      if (absl::Status st =
+              m.EncodeFragment(text.substr(start, left_end - start), after_special, start == 0, out);
+          !st.ok())
+        return st;
     out.push_back(at.id);
     after_special = true;
     pos += len;
     if (at.rstrip) pos = TrimLeft(text, pos, m.ascii_strip);
     start = pos;
   }
-  if (start < text.size()) m.EncodeFragment(text.substr(start), after_special, start == 0, out);
+  if (start < text.size())
+    if (absl::Status st = m.EncodeFragment(text.substr(start), after_special, start == 0, out); !st.ok())
+      return st;
   // Never double BOS: a rendered template that already starts with it keeps one.
   if (bos && out.size() >= 2 && out[1] == m.special.bos) out.erase(out.begin());
   if (opts.add_special && m.add_eos && m.special.eos != kNoToken) out.push_back(m.special.eos);

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "tokenizers/bpe_model.h"
+#include "tokenizers/onig_regex.h"
 #include "tokenizers/pretokenizer.h"
 #include "tokenizers/spm_model.h"
 #include "tokenizers/spm_processor.h"
+#include "tokenizers/split_behavior.h"
 #include "tokenizers/vocab.h"
 #include "uaii/tokenizer.h"
 
@@ -49,20 +51,33 @@ class AddedTokenMatcher {
   absl::flat_hash_map<uint64_t, int32_t> edges_;  // (node << 8 | byte) -> node
 };
 
-enum class NormKind { kReplace, kPrepend, kNfc };
+enum class NormKind {
+  kReplace,       // literal `from` -> `to`
+  kReplaceRegex,  // every match of `regex` -> `to` (the content is literal, as in HF)
+  kPrepend,
+  kNfc,
+};
 struct NormStep {
   NormKind kind;
   std::string from, to;  // Replace: from -> to; Prepend: to
+  std::shared_ptr<const OnigRegex> regex = nullptr;  // kReplaceRegex
 };
 
-enum class PreKind { kSplit, kByteLevel, kMetaspace, kSplitString };
-enum class SplitBehavior { kIsolated, kRemoved, kMergedWithPrevious, kMergedWithNext };
+enum class PreKind {
+  kSplit,        // hand-written splitters (fast paths; Isolated behaviour)
+  kSplitRegex,   // any other regex, run by Oniguruma, with behavior / invert
+  kByteLevel,
+  kMetaspace,
+  kSplitString,  // a non-empty literal, with behavior / invert
+};
 struct PreStep {
   PreKind kind;
   std::vector<Pattern> patterns;   // kSplit; kByteLevel with use_regex (kGpt2)
   bool add_prefix_space = false;   // kByteLevel
   std::string str;                 // kSplitString pattern; kMetaspace replacement
-  SplitBehavior behavior = SplitBehavior::kIsolated;
+  SplitBehavior behavior = SplitBehavior::kIsolated;  // kSplitString, kSplitRegex
+  bool invert = false;                                // kSplitString, kSplitRegex
+  std::shared_ptr<const OnigRegex> regex = nullptr;   // kSplitRegex
   int prepend_scheme = 0;          // kMetaspace: 0 always, 1 first, 2 never
   bool split = true;               // kMetaspace
 };
@@ -104,9 +119,10 @@ struct Tokenizer::Impl {
 
   // Finishing steps shared by every loader: index, matchers, token bytes, EOG set.
   absl::Status Finish();
-  void EncodeFragment(std::string_view text, bool after_special, bool at_start,
-                      std::vector<TokenId>& out) const;
-  void EncodeNormalized(std::string_view text, bool first, std::vector<TokenId>& out) const;
+  // Fail only where a general regex exceeds its search bounds (onig_regex.h).
+  absl::Status EncodeFragment(std::string_view text, bool after_special, bool at_start,
+                              std::vector<TokenId>& out) const;
+  absl::Status EncodeNormalized(std::string_view text, bool first, std::vector<TokenId>& out) const;
 };
 
 // The library's access to a Tokenizer's internals (Tokenizer::Impl is private to the

