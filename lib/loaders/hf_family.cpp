@@ -37,18 +37,6 @@ constexpr Denied kDeniedNames[] = {
     {"time_decay", "RWKV recurrent model"},
 };
 
-struct DeniedType { std::string_view model_type; std::string_view what; };
-// Consulted after the names (a config alone is weaker evidence than the weights).
-constexpr DeniedType kDeniedTypes[] = {
-    {"t5", "T5 encoder-decoder"}, {"mt5", "T5 encoder-decoder"}, {"bart", "encoder-decoder model"},
-    {"whisper", "Whisper audio encoder (encoder-decoder)"}, {"bert", "BERT-style encoder"},
-    {"roberta", "BERT-style encoder"}, {"mamba", "Mamba state-space model"},
-    {"mamba2", "Mamba state-space model"}, {"rwkv", "RWKV recurrent model"},
-    {"deepseek_v2", "DeepSeek multi-head latent attention (MLA) in HF layout: use GGUF"},
-    {"deepseek_v3", "DeepSeek multi-head latent attention (MLA) in HF layout: use GGUF"},
-    {"kimi_k2", "Kimi multi-head latent attention (MLA) in HF layout: use GGUF"},
-};
-
 // ---- Quantized checkpoints. ----------------------------------------------------------
 constexpr std::string_view kQuantSuffixes[] = {
     ".qweight", ".qzeros", ".scales", ".g_idx", ".weight_scale", ".weight_scale_inv", ".input_scale",
@@ -389,15 +377,13 @@ absl::StatusOr<Detection> DetectFamily(const HfConfig& cfg, const std::vector<Te
                                                  : "encoder-decoder model";
     return absl::UnimplementedError(StrCat("denied: ", what, " (config.json ", s, ")"));
   }
-  for (const auto& d : kDeniedTypes)
-    if (cfg.model_type == d.model_type)
-      return absl::UnimplementedError(StrCat("denied: ", d.what, " (config.json model_type \"", cfg.model_type, "\")"));
 
   Detection det;
   det.arch.variant = cfg.model_type;
   det.roles.resize(tensors.size());
-  // 2. gpt-oss: named so that inspect can describe it; the runtime refuses it.
-  bool gpt_oss = cfg.model_type == "gpt_oss";
+  // 2. gpt-oss (by its router tensors): named so that inspect can describe it; the
+  // runtime refuses it.
+  bool gpt_oss = false;
   for (const auto& t : tensors)
     gpt_oss |= t.name.find(".mlp.router.") != std::string::npos && t.name.find("model.layers.") == 0;
   if (gpt_oss) {

@@ -40,7 +40,27 @@ constexpr Family kFamilies[] = {
                                     "shared expert (expert_shared_feed_forward_length)"},
 };
 
+// Hugging Face model_types that are not decoders uaii builds (the loader refuses most of
+// them by their weight names already; these words name the rest).
+struct RefusedType { std::string_view model_type, what; };
+constexpr RefusedType kRefusedHfTypes[] = {
+    {"t5", "T5 encoder-decoder"}, {"mt5", "T5 encoder-decoder"}, {"bart", "encoder-decoder model"},
+    {"whisper", "Whisper audio encoder (encoder-decoder)"}, {"bert", "BERT-style encoder"},
+    {"roberta", "BERT-style encoder"}, {"mamba", "Mamba state-space model"},
+    {"mamba2", "Mamba state-space model"}, {"rwkv", "RWKV recurrent model"},
+    {"deepseek_v2", "DeepSeek multi-head latent attention (MLA) in HF layout: use GGUF"},
+    {"deepseek_v3", "DeepSeek multi-head latent attention (MLA) in HF layout: use GGUF"},
+    {"kimi_k2", "Kimi multi-head latent attention (MLA) in HF layout: use GGUF"},
+    {"gpt_oss", "gpt-oss (MXFP4 experts, attention sinks) in Hugging Face layout: use GGUF"},
+};
+
 }  // namespace
+
+std::string_view RefusedHfModelType(std::string_view model_type) {
+  for (const auto& r : kRefusedHfTypes)
+    if (r.model_type == model_type) return r.what;
+  return {};
+}
 
 const Family* FindFamily(std::string_view arch) {
   for (const auto& f : kFamilies)

@@ -45,6 +45,9 @@ const Family* FindFamily(std::string_view arch);
 // The family a Hugging Face model_type is built as, or null.
 const Family* FindHfFamily(std::string_view model_type);
 std::string SupportedHfModelTypes();
+// What a known model_type uaii refuses is ("T5 encoder-decoder", "Mamba state-space
+// model", DeepSeek's MLA, ...), for the refusal's words; "" for any other.
+std::string_view RefusedHfModelType(std::string_view model_type);
 
 // Builds the forward graph for `spec`. Inputs: "tokens" I32 [T], "positions" I32 [T];
 // output: "logits" F32 [R, n_vocab]. Unsupported architectures name the supported ones.

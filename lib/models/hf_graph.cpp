@@ -348,6 +348,9 @@ absl::StatusOr<HfFamilyReading> ReadHfFamily(const hf::HfConfig& c) {
 
 absl::StatusOr<HfGraph> BuildHfGraph(const hf::HfModel& m) {
   if (auto st = hf::CheckRunnable(m); !st.ok()) return st;
+  if (std::string_view what = RefusedHfModelType(m.config.model_type); !what.empty())
+    return absl::UnimplementedError(StrCat(m.dir, "/config.json: denied: ", what, " (model_type \"",
+                                           m.config.model_type, "\")"));
   const Family* family = FindHfFamily(m.config.model_type);
   if (!family)
     return absl::UnimplementedError(StrCat(m.dir, "/config.json: model_type \"", m.config.model_type,

@@ -93,3 +93,14 @@ TEST_CASE("hf reading: a sliding-layer RoPE base only Gemma 3 rotates apart", "[
   CHECK_THAT(std::string(qwen.status().message()),
              Catch::Contains("sliding layers' RoPE base 10000") && Catch::Contains("qwen3 graph does not model"));
 }
+
+TEST_CASE("hf reading: known non-decoder model_types are refused by name", "[hf_reading]") {
+  for (const char* t : {"t5", "whisper", "mamba", "rwkv", "deepseek_v3", "gpt_oss"}) {
+    INFO(t);
+    CHECK_FALSE(models::RefusedHfModelType(t).empty());
+    CHECK(models::FindHfFamily(t) == nullptr);
+  }
+  CHECK_THAT(std::string(models::RefusedHfModelType("deepseek_v3")), Catch::Contains("use GGUF"));
+  CHECK(models::RefusedHfModelType("llama").empty());
+  CHECK(models::RefusedHfModelType("granite").empty());  // unsupported, but no refusal words of its own
+}
