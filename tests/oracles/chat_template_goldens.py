@@ -124,37 +124,49 @@ BUILTIN_TOKENS = {
 }
 
 
+def render_cases(config, template_for):
+    """Every case rendered with template_for(has_tools), the golden's case records."""
+    results = []
+    for case in CASES:
+        template = template_for(bool(case.get("tools")))
+        r = {"name": case["name"], "messages": case["messages"],
+             "add_generation_prompt": case.get("add_generation_prompt", True)}
+        if "tools" in case:
+            r["tools"] = case["tools"]
+        if "enable_thinking" in case:
+            r["enable_thinking"] = case["enable_thinking"]
+        r.update(render(template, context_for(case, config)))
+        results.append(r)
+    return results
+
+
+def write_golden(stem, template_file, template_sha256, bos, eos, results):
+    golden = {
+        "reference": "jinja2 " + jinja2.__version__ + " (HF apply_chat_template environment, tests/oracles/chat_template_hf_env.py)",
+        "model": stem,
+        "template_file": template_file,
+        "template_sha256": template_sha256,
+        "bos_token": bos,
+        "eos_token": eos,
+        "strftime_now_epoch": FIXED_EPOCH,
+        "cases": results,
+    }
+    out = os.path.join(OUT_DIR, f"{stem}.json")
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(golden, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    errors = sum("error" in r for r in results)
+    print(f"{stem}: {len(results)} cases ({errors} raise) -> {out}")
+
+
 def write_builtin_goldens():
     tdir = os.path.join(ROOT, "lib", "chat", "templates")
     for name, (bos, eos) in BUILTIN_TOKENS.items():
         with open(os.path.join(tdir, f"{name}.jinja"), encoding="utf-8") as f:
             template = f.read()
-        config = {"bos_token": bos, "eos_token": eos}
-        results = []
-        for case in CASES:
-            r = {"name": case["name"], "messages": case["messages"],
-                 "add_generation_prompt": case.get("add_generation_prompt", True)}
-            if "tools" in case:
-                r["tools"] = case["tools"]
-            if "enable_thinking" in case:
-                r["enable_thinking"] = case["enable_thinking"]
-            r.update(render(template, context_for(case, config)))
-            results.append(r)
-        golden = {
-            "reference": "jinja2 " + jinja2.__version__ + " (HF apply_chat_template environment, tests/oracles/chat_template_hf_env.py)",
-            "model": f"builtin_{name}",
-            "template_file": f"lib/chat/templates/{name}.jinja",
-            "template_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest(),
-            "bos_token": bos,
-            "eos_token": eos,
-            "strftime_now_epoch": FIXED_EPOCH,
-            "cases": results,
-        }
-        out = os.path.join(OUT_DIR, f"builtin_{name}.json")
-        with open(out, "w", encoding="utf-8") as f:
-            json.dump(golden, f, ensure_ascii=False, indent=1)
-            f.write("\n")
-        print(f"builtin {name}: {len(results)} cases -> {out}")
+        results = render_cases({"bos_token": bos, "eos_token": eos}, lambda has_tools: template)
+        write_golden(f"builtin_{name}", f"lib/chat/templates/{name}.jinja",
+                     hashlib.sha256(template.encode("utf-8")).hexdigest(), bos, eos, results)
 
 
 def main():
@@ -169,37 +181,11 @@ def main():
         if not config.get("chat_template"):
             print(f"{model}: no chat_template, skipped")
             continue
-        results = []
-        for case in CASES:
-            template = pick_template(config, bool(case.get("tools")))
-            r = {
-                "name": case["name"],
-                "messages": case["messages"],
-                "add_generation_prompt": case.get("add_generation_prompt", True),
-            }
-            if "tools" in case:
-                r["tools"] = case["tools"]
-            if "enable_thinking" in case:
-                r["enable_thinking"] = case["enable_thinking"]
-            r.update(render(template, context_for(case, config)))
-            results.append(r)
+        results = render_cases(config, lambda has_tools: pick_template(config, has_tools))
         raw = json.dumps(config.get("chat_template"), ensure_ascii=False)
-        golden = {
-            "reference": "jinja2 " + jinja2.__version__ + " (HF apply_chat_template environment, tests/oracles/chat_template_hf_env.py)",
-            "model": model,
-            "template_file": f"data/tokenizers/{model}/tokenizer_config.json",
-            "template_sha256": hashlib.sha256(raw.encode("utf-8")).hexdigest(),
-            "bos_token": special(config, "bos_token"),
-            "eos_token": special(config, "eos_token"),
-            "strftime_now_epoch": FIXED_EPOCH,
-            "cases": results,
-        }
-        out = os.path.join(OUT_DIR, f"{model}.json")
-        with open(out, "w", encoding="utf-8") as f:
-            json.dump(golden, f, ensure_ascii=False, indent=1)
-            f.write("\n")
-        errors = sum("error" in r for r in results)
-        print(f"{model}: {len(results)} cases ({errors} raise) -> {out}")
+        write_golden(model, f"data/tokenizers/{model}/tokenizer_config.json",
+                     hashlib.sha256(raw.encode("utf-8")).hexdigest(), special(config, "bos_token"),
+                     special(config, "eos_token"), results)
 
 
 if __name__ == "__main__":
