@@ -30,6 +30,8 @@ class FakeHub:
         self.gated = set()     # repos that need "Authorization: Bearer secret"
         self.extra_names = {}  # repo -> [names listed but not served]
         self.log = []          # (method, path, range header, authorization header)
+        self.redirect = {}     # (repo, path): resolve answers 302 to this URL (a CDN on another host)
+        self.cdn_auth = []     # the Authorization header each redirected ("?cdn=1") request carried
         self.lock = threading.Lock()
 
     def add_dir(self, repo, directory: pathlib.Path):
@@ -87,8 +89,14 @@ def make_handler(hub: FakeHub):
                 repo, file = "/".join(parts[:2]), "/".join(parts[4:])
                 if repo not in hub.repos or file not in hub.repos[repo]:
                     return self.send_bytes(404, b"not found")
-                if repo in hub.gated and auth != "Bearer secret":
+                cdn = url.query == "cdn=1"  # a signed CDN URL: no token needed, none expected
+                if cdn:
+                    with hub.lock:
+                        hub.cdn_auth.append(auth)
+                elif repo in hub.gated and auth != "Bearer secret":
                     return self.send_bytes(401, b"gated")
+                if not cdn and (repo, file) in hub.redirect:
+                    return self.send_bytes(302, b"", [("Location", hub.redirect[(repo, file)])])
                 data = hub.repos[repo][file]
                 if (repo, file) in hub.corrupt:
                     data = bytes([data[0] ^ 0xFF]) + data[1:]
@@ -307,3 +315,17 @@ def test_pull_dry_run_reports_unsupported(uaii_bin, hub, fixtures_dir):
     hub.add_dir("org/gptq", hf_fixture(fixtures_dir, "gptq"))
     p = pull(uaii_bin, hub, "org/gptq", "--dry-run", check=False)
     assert p.returncode == 1 and "convert to dense BF16/F16 or to GGUF" in p.stdout
+
+
+def test_pull_does_not_send_the_token_to_a_redirect_target_on_another_host(uaii_bin, hub, fixtures_dir, tmp_path):
+    # The Hub redirects large files to a CDN; the bearer token must stay with the Hub.
+    hub.add_dir("org/gated", hf_fixture(fixtures_dir, "gpt2"))
+    hub.gated.add("org/gated")
+    port = hub.endpoint.rsplit(":", 1)[1]
+    hub.redirect[("org/gated", "model.safetensors")] = (
+        f"http://localhost:{port}/org/gated/resolve/main/model.safetensors?cdn=1")
+    out = tmp_path / "out"
+    p = pull(uaii_bin, hub, "org/gated", "--outdir", out, "--include", "model.safetensors", token="secret")
+    assert p.returncode == 0, p.stderr
+    assert hub.cdn_auth and all(a is None for a in hub.cdn_auth), hub.cdn_auth
+    assert (out / "model.safetensors").read_bytes() == hub.repos["org/gated"]["model.safetensors"]
