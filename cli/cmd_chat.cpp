@@ -274,6 +274,8 @@ int Interactive(ChatEngine& engine, ChatTurnRequest base, const std::string& sys
 
 }  // namespace
 
+const char* const kChatUsage = kUsage;
+
 int RunChat(int argc, char** argv) {
   std::vector<std::string> storage;
   for (int i = 0; i < argc; ++i) storage.push_back(std::string(argv[i]) == "-p" ? "--prompt" : argv[i]);

@@ -27,6 +27,8 @@ constexpr char kUsage[] =
 
 }  // namespace
 
+const char* const kCompileUsage = kUsage;
+
 int RunCompile(int argc, char** argv) {
   std::vector<std::string> storage;
   for (int i = 0; i < argc; ++i) storage.push_back(std::string(argv[i]) == "-o" ? "--output" : argv[i]);

@@ -90,6 +90,8 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, double de
 
 }  // namespace
 
+const char* const kGenerateUsage = kUsage;
+
 int RunGenerate(int argc, char** argv) {
   std::vector<std::string> storage;
   bool chat = false;

@@ -8,11 +8,13 @@
 
 namespace uaii::cli {
 
+const char* const kInspectUsage = "usage: uaii inspect [--model] PATH [--json]\n";
+
 int RunInspect(int argc, char** argv) {
   auto args = ParseArgs(argc, argv, {.valued = {"--model"}, .boolean = {"--json"}});
   if (!args.ok() || args->positional.size() > 1) {
-    std::fprintf(stderr, "uaii inspect: %s\nusage: uaii inspect [--model] PATH [--json]\n",
-                 args.ok() ? "too many arguments" : std::string(args.status().message()).c_str());
+    std::fprintf(stderr, "uaii inspect: %s\n%s",
+                 args.ok() ? "too many arguments" : std::string(args.status().message()).c_str(), kInspectUsage);
     return 2;
   }
   std::string flag = args->get("--model", args->positional.empty() ? "" : args->positional[0]);

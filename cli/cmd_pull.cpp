@@ -67,6 +67,8 @@ void PrintDryRun(const hub::PullOptions& o, const hub::DryRunReport& r, bool jso
 
 }  // namespace
 
+const char* const kPullUsage = kUsage;
+
 int RunPull(int argc, char** argv) {
   auto args = ParseArgs(argc, argv,
                         {.valued = {"--revision", "--include", "--outdir", "--preset"},

@@ -41,17 +41,15 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) 
 
 }  // namespace
 
+const char* const kTemplateUsage = kUsage;
+
 int RunTemplate(int argc, char** argv) {
   auto args = ParseArgs(argc, argv,
                         {.valued = {"--model", "--messages", "--tools"},
-                         .boolean = {"--think", "--no-think", "--no-generation-prompt", "--ids", "--help"}});
+                         .boolean = {"--think", "--no-think", "--no-generation-prompt", "--ids"}});
   if (!args.ok()) {
     std::fprintf(stderr, "uaii template: %s\n%s", std::string(args.status().message()).c_str(), kUsage);
     return 2;
-  }
-  if (args->has("--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
   }
   if (!args->has("--messages") || !args->positional.empty() || (args->has("--think") && args->has("--no-think"))) {
     std::fputs(kUsage, stderr);

@@ -56,14 +56,18 @@ std::string Printable(std::string_view bytes) {
   return out;
 }
 
+constexpr char kUsage[] =
+    "usage: uaii tokenize encode TEXT [--model PATH] [--special] [--json]\n"
+    "       uaii tokenize decode ID... [--model PATH] [--json]\n";
+
 int Usage() {
-  std::fprintf(stderr,
-               "usage: uaii tokenize encode TEXT [--model PATH] [--special] [--json]\n"
-               "       uaii tokenize decode ID... [--model PATH] [--json]\n");
+  std::fprintf(stderr, "%s", kUsage);
   return 2;
 }
 
 }  // namespace
+
+const char* const kTokenizeUsage = kUsage;
 
 int RunTokenize(int argc, char** argv) {
   FlagSpec spec;

@@ -12,4 +12,14 @@ int RunPull(int argc, char** argv);
 int RunChat(int argc, char** argv);
 int RunCompile(int argc, char** argv);
 
+// Each subcommand's usage (in its file): printed with a usage error, and on stdout with
+// exit code 0 for `uaii COMMAND --help` (main.cpp).
+extern const char* const kInspectUsage;
+extern const char* const kTemplateUsage;
+extern const char* const kGenerateUsage;
+extern const char* const kTokenizeUsage;
+extern const char* const kPullUsage;
+extern const char* const kChatUsage;
+extern const char* const kCompileUsage;
+
 }  // namespace uaii::cli
