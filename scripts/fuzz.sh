@@ -6,7 +6,7 @@
 #   bash scripts/fuzz.sh --merge-seeds [TARGET...]            (after runs: see below)
 # Environment: UAII_FUZZ_BUILD_DIR (default build-fuzz); UAII_FUZZ_CACHE (default
 # ~/.cache/uaii/fuzz: <target>/ is the grown corpus, <target>.log the last run's log,
-# stats.tsv one line per run: UTC time, target, seconds, executions, corpus files,
+# stats.tsv one line per run: UTC time, target, seconds it ran, executions, corpus files,
 # outcome); UAII_FUZZ_JOBS (targets run at once, default nproc); UAII_FUZZ_FIXTURES
 # (the main build's fixtures, default build/fixtures: made when absent).
 # A crash, leak, timeout (> 20 s on one input) or out-of-memory (> 2.5 GB) stops that
@@ -71,14 +71,15 @@ run_one() {
   dict=$(dict_of "$t")
   log="$CACHE/$t.log"
   mkdir -p "$CACHE/$t"
+  local t0=$(date +%s)
   "$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_PER" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
     ${dict:+-dict="$dict"} -artifact_prefix="$CACHE/artifacts/$t-" "$CACHE/$t" "fuzz/corpus/$t" >"$log" 2>&1
-  local rc=$? execs files outcome=ok
+  local rc=$? execs files outcome=ok elapsed=$(( $(date +%s) - t0 ))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   files=$(ls "$CACHE/$t" | wc -l)
   [ $rc = 0 ] || outcome="FAILED(rc=$rc)"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$SECONDS_PER" "${execs:-?}" "$files" "$outcome" >>"$CACHE/stats.tsv"
-  echo "fuzz: $t: ${execs:-?} executions in $SECONDS_PER s, corpus $files files: $outcome"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$elapsed" "${execs:-?}" "$files" "$outcome" >>"$CACHE/stats.tsv"
+  echo "fuzz: $t: ${execs:-?} executions in $elapsed s, corpus $files files: $outcome"
   if [ $rc != 0 ]; then grep -E '^==[0-9]+==ERROR|^SUMMARY|Test unit written' "$log" | head -5 >&2; fi
   return $rc
 }

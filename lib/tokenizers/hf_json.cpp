@@ -53,6 +53,8 @@ absl::Status AddNormalizer(const std::string& path, element n, TokenizerInternal
     std::string_view from;
     if (n["pattern"]["String"].get(from) != simdjson::SUCCESS)
       return Err(path, "Replace normalizer with a Regex pattern is not supported (only String)");
+    // An empty pattern would match everywhere (fuzz_tokenizer_json: an endless replace).
+    if (from.empty()) return Err(path, "Replace normalizer with an empty String pattern");
     impl.normalizers.push_back({NormKind::kReplace, std::string(from), std::string(Str(n, "content"))});
     return absl::OkStatus();
   }

@@ -190,3 +190,15 @@ TEST_CASE("a verified .uaii whose int64 vector is not 8-aligned reads without a 
   }
   CHECK(dims > 0);
 }
+
+TEST_CASE("a reshape whose element count overflows int64 fails validation by name", "[ir]") {
+  // fuzz_ir_graph (UBSan): the reshape check multiplied the dims in int64 unchecked.
+  std::ifstream in(std::string(UAII_SOURCE_DIR) + "/tests/ir/data/reshape_count_overflow.uaii", std::ios::binary);
+  REQUIRE(in);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto g = FromBinary(bytes);
+  REQUIRE(g.ok());
+  auto v = Validate(*g);
+  REQUIRE_FALSE(v.ok());
+  CHECK_THAT(std::string(v.status().message()), Catch::Contains("overflows int64"));
+}

@@ -1,5 +1,5 @@
-// GGUF vocabularies that a crafted file can hold, found by fuzz/fuzz_gguf.cpp
-// (docs/reliability.md): each loads or fails with a status, never crashes.
+// Tokenizer files that the fuzz targets (fuzz/, docs/reliability.md) found crashing or
+// hanging the loaders: each now loads or fails with a status naming the cause.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -57,4 +57,18 @@ TEST_CASE("GGUF vocab: a byte token not spelled <0xHH> is read as a normal piece
   CHECK((*tok)->TokenBytes(3) == "<0xZZ>");
   CHECK((*tok)->TokenBytes(4) == "<0x4");
   CHECK((*tok)->TokenBytes(5) == "A");
+}
+
+TEST_CASE("tokenizer.json: a Replace normalizer with an empty pattern is refused", "[tokenizers]") {
+  // fuzz_tokenizer_json: the empty pattern matched at every position and the replace
+  // never ended.
+  const auto path = std::filesystem::temp_directory_path() / ("uaii_empty_replace_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"version": "1.0", "added_tokens": [],
+    "normalizer": {"type": "Replace", "pattern": {"String": ""}, "content": "x"},
+    "pre_tokenizer": null, "post_processor": null, "decoder": null,
+    "model": {"type": "BPE", "vocab": {"a": 0, "x": 1}, "merges": []}})";
+  auto tok = Tokenizer::FromTokenizerJson(path.string());
+  std::filesystem::remove(path);
+  REQUIRE_FALSE(tok.ok());
+  CHECK_THAT(std::string(tok.status().message()), Catch::Contains("Replace normalizer with an empty String pattern"));
 }
