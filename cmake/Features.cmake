@@ -57,3 +57,28 @@ function(uaii_require found what package)
                         "bash scripts/setup.sh installs every package the build uses)")
   endif()
 endfunction()
+
+# UAII_BUILD_FUZZERS: the libFuzzer targets (fuzz/, docs/reliability.md). AUTO means OFF:
+# every object of the build is then instrumented (-fsanitize=fuzzer-no-link,address,
+# undefined), so it takes a build directory of its own (scripts/fuzz.sh: build-fuzz,
+# CMAKE_CXX_COMPILER=clang++-14 from Debian's clang-14 with libclang-rt-14-dev).
+include(CheckCXXSourceCompiles)
+set(fuzzer_found OFF)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  set(CMAKE_REQUIRED_FLAGS "-fsanitize=fuzzer,address,undefined")
+  check_cxx_source_compiles("#include <cstddef>
+#include <cstdint>
+extern \"C\" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }" UAII_LIBFUZZER_WORKS)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(UAII_LIBFUZZER_WORKS)
+    set(fuzzer_found ON)
+  endif()
+endif()
+uaii_feature(UAII_BUILD_FUZZERS "the libFuzzer targets (fuzz/; instruments the whole build)" "${fuzzer_found}"
+             "the compiler is not clang with libFuzzer (Debian: clang-14 libclang-rt-14-dev; -DCMAKE_CXX_COMPILER=clang++-14)"
+             AUTO_OFF "it instruments the whole build: configure a build directory of its own with -DUAII_BUILD_FUZZERS=ON (scripts/fuzz.sh)")
+if(UAII_BUILD_FUZZERS_ON)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined -gline-tables-only)
+  add_link_options(-fsanitize=address,undefined)
+endif()

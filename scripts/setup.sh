@@ -27,6 +27,9 @@ APT_PACKAGES=(
   catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4
   # the Python SDK (bindings/python, built by pip below)
   pybind11-dev
+  # the libFuzzer targets (UAII_BUILD_FUZZERS, scripts/fuzz.sh): Debian's clang with its
+  # fuzzer and sanitizer runtimes
+  clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -2,7 +2,9 @@
 // (json.dumps(x, ensure_ascii=False, indent, separators, sort_keys): no HTML escaping).
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -39,7 +41,11 @@ Value AttrPath(Interpreter& in, const Value& item, const Value& attribute) {
     size_t dot = path.find('.', pos);
     std::string part = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
     bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    cur = in.GetItem(cur, digits ? Value::Int(std::stoll(part)) : Value::String(part));
+    // Python's int(part); an index beyond int64 is missing like any index out of range
+    // (INT64_MAX stands for it; std::stoll threw: fuzz_jinja).
+    int64_t index = INT64_MAX;
+    if (digits) std::from_chars(part.data(), part.data() + part.size(), index);
+    cur = in.GetItem(cur, digits ? Value::Int(index) : Value::String(part));
     if (dot == std::string::npos) return cur;
     pos = dot + 1;
   }

@@ -1,5 +1,7 @@
 // Python's binary operators, `in`, slicing and string formatting on jinja values.
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "chat/error.h"
@@ -319,8 +321,11 @@ std::string PyFormat(const std::string& fmt, const CallArgs& args) {
         throw JinjaError("IndexError", "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
       v = &args.args[auto_index++];
     } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-      size_t k = std::stoul(field);
-      if (k >= args.args.size())
+      // Python refuses an index beyond Py_ssize_t (std::stoul threw here: fuzz_jinja).
+      int64_t k = 0;
+      if (std::from_chars(field.data(), field.data() + field.size(), k).ec != std::errc())
+        throw JinjaError("ValueError", "Too many decimal digits in format string");
+      if (static_cast<uint64_t>(k) >= args.args.size())
         throw JinjaError("IndexError", "Replacement index " + field + " out of range for positional args tuple");
       v = &args.args[k];
     } else {

@@ -152,6 +152,13 @@ absl::Status HttpClient::DownloadTo(const std::string& url, const std::string& p
   if (!sink.decided) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   const bool write_ok = sink.f != nullptr && std::fflush(sink.f) == 0;
   if (sink.f) std::fclose(sink.f);
+  if (auto st = DownloadStatusError(url, status); !st.ok()) return st;
+  if (!write_ok) return absl::DataLossError(StrCat(partial_path, ": write failed"));
+  if (rc != CURLE_OK) return absl::UnavailableError(StrCat(url, ": transfer interrupted: ", curl_easy_strerror(rc)));
+  return absl::OkStatus();
+}
+
+absl::Status DownloadStatusError(const std::string& url, long status) {
   if (status == 416) return absl::OutOfRangeError(StrCat(url, ": server refused the resume range (HTTP 416)"));
   if (status != 0 && status != 200 && status != 206) {
     std::string msg = StrCat(url, ": HTTP ", status);
@@ -159,8 +166,6 @@ absl::Status HttpClient::DownloadTo(const std::string& url, const std::string& p
     if (status == 404) return absl::NotFoundError(msg);
     return absl::UnavailableError(msg);
   }
-  if (!write_ok) return absl::DataLossError(StrCat(partial_path, ": write failed"));
-  if (rc != CURLE_OK) return absl::UnavailableError(StrCat(url, ": transfer interrupted: ", curl_easy_strerror(rc)));
   return absl::OkStatus();
 }
 

@@ -51,6 +51,11 @@ class HttpClient {
   std::unique_ptr<Impl> impl_;
 };
 
+// What a download's final HTTP status means: Ok for 200 / 206 (and 0: no response,
+// the transfer error decides), else the error DownloadTo returns (416: the resume range
+// was refused; 401 / 403: gated or private; 404: not found; others: unavailable).
+absl::Status DownloadStatusError(const std::string& url, long status);
+
 // Percent-encodes one path segment (RFC 3986 unreserved characters are kept).
 std::string UrlEncodeSegment(const std::string& s);
 // Percent-encodes every segment of a slash-separated path, keeping the slashes.

@@ -79,12 +79,17 @@ absl::StatusOr<RepoListing> ListRepo(HttpClient& http, const std::string& endpoi
       StrCat(endpoint, "/api/models/", repo, "/revision/", UrlEncodeSegment(rev), "?blobs=true");
   auto r = http.Get(url, std::nullopt, 64ull << 20);
   if (!r.ok()) return r.status();
-  if (r->status == 401 || r->status == 403)
-    return absl::PermissionDeniedError(StrCat(url, ": HTTP ", r->status, " (gated or private repository: set HF_TOKEN)"));
-  if (r->status == 404)
+  return ListingFromResponse(*r, url, repo, rev);
+}
+
+absl::StatusOr<RepoListing> ListingFromResponse(const HttpResponse& r, const std::string& url,
+                                                const std::string& repo, const std::string& rev) {
+  if (r.status == 401 || r.status == 403)
+    return absl::PermissionDeniedError(StrCat(url, ": HTTP ", r.status, " (gated or private repository: set HF_TOKEN)"));
+  if (r.status == 404)
     return absl::NotFoundError(StrCat(url, ": HTTP 404 (no repository ", repo, " at revision ", rev, ")"));
-  if (r->status != 200) return absl::UnavailableError(StrCat(url, ": HTTP ", r->status));
-  return ParseListing(r->body, url);
+  if (r.status != 200) return absl::UnavailableError(StrCat(url, ": HTTP ", r.status));
+  return ParseListing(r.body, url);
 }
 
 }  // namespace uaii::hub

@@ -38,6 +38,11 @@ std::string ResolveUrl(const std::string& endpoint, const std::string& repo, con
 absl::StatusOr<RepoListing> ListRepo(HttpClient& http, const std::string& endpoint, const std::string& repo,
                                      const std::string& rev);
 
+// The listing API's response (status, then the body as ParseListing reads it): pure,
+// for tests and the fuzzer.
+absl::StatusOr<RepoListing> ListingFromResponse(const HttpResponse& r, const std::string& url,
+                                                const std::string& repo, const std::string& rev);
+
 // Parses the listing JSON (exposed for tests).
 absl::StatusOr<RepoListing> ParseListing(const std::string& json, const std::string& origin);
 

@@ -220,6 +220,23 @@ absl::Status ValidateListing(const RepoListing& listing) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<uint64_t> HeaderLengthFromRange(const std::string& url, const HttpResponse& pre,
+                                               std::optional<uint64_t> listed_size) {
+  if ((pre.status != 206 && pre.status != 200) || pre.body.size() < 8)
+    return absl::UnavailableError(StrCat(url, ": range request for the header length failed (HTTP ", pre.status, ")"));
+  return safetensors::ParseHeaderLength(reinterpret_cast<const uint8_t*>(pre.body.data()), listed_size, url);
+}
+
+absl::StatusOr<safetensors::Header> HeaderFromRange(const std::string& url, const HttpResponse& head,
+                                                    uint64_t header_bytes, std::optional<uint64_t> listed_size) {
+  if (head.status != 206 || head.body.size() != header_bytes)
+    return absl::UnavailableError(
+        StrCat(url, ": range request for the ", header_bytes, "-byte header failed (HTTP ", head.status, ")"));
+  std::optional<uint64_t> data_bytes;
+  if (listed_size) data_bytes = *listed_size - 8 - header_bytes;  // HeaderLengthFromRange bounded it
+  return safetensors::ParseHeader(head.body, data_bytes, url);
+}
+
 absl::StatusOr<PullResult> Pull(const PullOptions& opts_in) {
   PullOptions o = opts_in;
   o.endpoint = Endpoint(o.endpoint);
@@ -313,20 +330,14 @@ absl::StatusOr<DryRunReport> DryRun(const PullOptions& opts_in) {
     const std::string url = ResolveUrl(o.endpoint, o.repo, o.revision, w);
     auto pre = http.Get(url, std::make_pair(uint64_t{0}, uint64_t{7}), 1 << 16);
     if (!pre.ok()) return pre.status();
-    if ((pre->status != 206 && pre->status != 200) || pre->body.size() < 8)
-      return absl::UnavailableError(StrCat(url, ": range request for the header length failed (HTTP ", pre->status, ")"));
-    rep.header_bytes_read += 8;
-    auto n = safetensors::ParseHeaderLength(reinterpret_cast<const uint8_t*>(pre->body.data()), hf->size, url);
+    auto n = HeaderLengthFromRange(url, *pre, hf->size);
     if (!n.ok()) return n.status();
+    rep.header_bytes_read += 8;
     auto head = http.Get(url, std::make_pair(uint64_t{8}, 8 + *n - 1), *n + 16);
     if (!head.ok()) return head.status();
-    if (head->status != 206 || head->body.size() != *n)
-      return absl::UnavailableError(StrCat(url, ": range request for the ", *n, "-byte header failed (HTTP ", head->status, ")"));
-    rep.header_bytes_read += *n;
-    std::optional<uint64_t> data_bytes;
-    if (hf->size) data_bytes = *hf->size - 8 - *n;
-    auto h = safetensors::ParseHeader(head->body, data_bytes, url);
+    auto h = HeaderFromRange(url, *head, *n, hf->size);
     if (!h.ok()) return h.status();
+    rep.header_bytes_read += *n;
     for (const auto& t : h->tensors) {
       descs.push_back({t.name, t.dtype, t.shape});
       const bool widen = t.dtype == safetensors::Dtype::I8 || t.dtype == safetensors::Dtype::U8;

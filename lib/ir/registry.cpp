@@ -1,6 +1,7 @@
 #include "ir/registry.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 
@@ -95,21 +96,25 @@ absl::StatusOr<Shapes> MatMul(const Op& op, const In& in) {
   return Shapes{y};
 }
 
-// Element count as (concrete product, multiset of symbolic dims).
-std::pair<int64_t, std::vector<int64_t>> Count(const Shape& s) {
+// Element count as (concrete product, multiset of symbolic dims); nullopt when the
+// product overflows int64 (a crafted graph: fuzz_ir_graph found the overflow).
+std::optional<std::pair<int64_t, std::vector<int64_t>>> Count(const Shape& s) {
   int64_t n = 1;
   std::vector<int64_t> sym;
   for (int64_t d : s) {
     if (d < 0) sym.push_back(d);
-    else n *= d;
+    else if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
   }
   std::sort(sym.begin(), sym.end());
-  return {n, sym};
+  return std::make_pair(n, sym);
 }
 
 absl::StatusOr<Shapes> Reshape(const Op& op, const In& in) {
   Shape to = op.Ints("shape");
-  if (Count(to) != Count(*in[0]))
+  const auto from_count = Count(*in[0]), to_count = Count(to);
+  if (!from_count || !to_count)
+    return Mismatch(op, absl::StrCat("element count of ", ShapeString(from_count ? to : *in[0]), " overflows int64"));
+  if (*to_count != *from_count)
     return Mismatch(op, absl::StrCat("cannot reshape ", ShapeString(*in[0]), " to ", ShapeString(to)));
   return Shapes{to};
 }

@@ -1,6 +1,7 @@
 // Steps every loader ends with: lookup index, added-token matchers, decoded bytes per
 // token, and the end-of-generation set.
 #include <algorithm>
+#include <charconv>
 
 #include "tokenizers/str_cat.h"
 #include "tokenizers/byte_level.h"
@@ -45,8 +46,11 @@ absl::Status Tokenizer::Impl::Finish() {
         token_bytes[i] = p;
         break;
       case TokenType::kByte:
-        if (p.size() == 6 && p.rfind("<0x", 0) == 0) {
-          token_bytes[i] = std::string(1, static_cast<char>(std::stoi(p.substr(3, 2), nullptr, 16)));
+        // "<0xAB>"; a byte token spelled otherwise (a crafted file: "<0xZZ>") is read as
+        // a normal piece (std::stoi threw there: fuzz_gguf).
+        if (unsigned byte = 0; p.size() == 6 && p.rfind("<0x", 0) == 0 && p[5] == '>' &&
+                               std::from_chars(p.data() + 3, p.data() + 5, byte, 16).ptr == p.data() + 5) {
+          token_bytes[i] = std::string(1, static_cast<char>(byte));
           break;
         }
         [[fallthrough]];

@@ -8,8 +8,10 @@
 
 namespace uaii::tok {
 
-// Replaces every occurrence of `from` (non-empty) in `s` by `to`.
+// Replaces every occurrence of `from` in `s` by `to`; an empty `from` replaces nothing
+// (it would match at every position, and this loop would never end).
 inline std::string ReplaceAll(std::string_view s, std::string_view from, std::string_view to) {
+  if (from.empty()) return std::string(s);
   std::string out;
   out.reserve(s.size());
   size_t pos = 0;

@@ -118,3 +118,35 @@ TEST_CASE("hub: presets and the fit estimate", "[hub]") {
   arch.assign(32, true);
   CHECK(EstimateFit(cfg, arch, 0, *FindPreset("laptop")).kv_bytes == 128ull * 1024 * 1024);
 }
+
+TEST_CASE("hub: server responses read as data (statuses, listing, header ranges)", "[hub]") {
+  const std::string u = "https://h/x";
+  CHECK(DownloadStatusError(u, 200).ok());
+  CHECK(DownloadStatusError(u, 206).ok());
+  CHECK(DownloadStatusError(u, 0).ok());  // no response: the transfer error decides
+  CHECK(DownloadStatusError(u, 416).code() == absl::StatusCode::kOutOfRange);
+  CHECK(DownloadStatusError(u, 403).code() == absl::StatusCode::kPermissionDenied);
+  CHECK(DownloadStatusError(u, 404).code() == absl::StatusCode::kNotFound);
+  CHECK(DownloadStatusError(u, 302).code() == absl::StatusCode::kUnavailable);
+
+  CHECK(ListingFromResponse({401, ""}, u, "o/m", "main").status().code() == absl::StatusCode::kPermissionDenied);
+  CHECK_THAT(Message(ListingFromResponse({404, ""}, u, "o/m", "dev").status()), Catch::Contains("o/m at revision dev"));
+  CHECK(ListingFromResponse({500, "{}"}, u, "o/m", "main").status().code() == absl::StatusCode::kUnavailable);
+  CHECK(ListingFromResponse({200, R"({"siblings":[]})"}, u, "o/m", "main").ok());
+
+  const std::string json = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+  std::string pre(8, '\0');
+  pre[0] = static_cast<char>(json.size());
+  auto n = HeaderLengthFromRange(u, {206, pre}, 8 + json.size() + 8);
+  REQUIRE(n.ok());
+  CHECK(*n == json.size());
+  CHECK(!HeaderLengthFromRange(u, {206, pre.substr(0, 7)}, std::nullopt).ok());           // short body
+  CHECK(!HeaderLengthFromRange(u, {404, pre}, std::nullopt).ok());                        // HTTP error
+  CHECK_THAT(Message(HeaderLengthFromRange(u, {206, pre}, 20).status()), Catch::Contains("beyond"));  // past the file
+  auto h = HeaderFromRange(u, {206, json}, *n, 8 + json.size() + 8);
+  REQUIRE(h.ok());
+  CHECK(h->tensors.size() == 1);
+  CHECK(!HeaderFromRange(u, {200, json}, *n, std::nullopt).ok());               // Range ignored
+  CHECK(!HeaderFromRange(u, {206, json.substr(1)}, *n, std::nullopt).ok());     // wrong length
+  CHECK(!HeaderFromRange(u, {206, json}, *n, 8 + json.size() + 4).ok());        // data past the listed size
+}
