@@ -52,12 +52,22 @@ Offset<fb::TensorRef> PackRef(FlatBufferBuilder& b, const TensorRef& r) {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+// A vector of 8-byte integers, read with memcpy: the FlatBuffers 2.0 verifier checks only
+// the 4-byte alignment of a vector's length, so a crafted file can put the elements at an
+// address that is not 8-aligned, and loading them as int64_t is undefined (fuzz_ir_graph).
+std::vector<int64_t> Int64s(const flatbuffers::Vector<int64_t>* v) {
+  std::vector<int64_t> out(v ? v->size() : 0);
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
+  for (int64_t& x : out) x = flatbuffers::EndianScalar(x);
+  return out;
+}
+
 TensorRef UnpackRef(const fb::TensorRef& w) {
   TensorRef r{Str(w.file()), Str(w.tensor()), w.offset(), w.bytes(), std::nullopt};
   if (const fb::TensorView* v = w.view()) {
     TensorView& x = r.view.emplace();
     x.source_dtype = Str(v->source_dtype());
-    if (v->source_shape()) x.source_shape.assign(v->source_shape()->begin(), v->source_shape()->end());
+    x.source_shape = Int64s(v->source_shape());
     x.row_begin = v->row_begin();
     x.row_count = v->row_count();
     x.transpose = v->transpose();
@@ -77,16 +87,6 @@ std::vector<std::string> StrVec(const flatbuffers::Vector<Offset<flatbuffers::St
   return out;
 }
 
-// A vector of 8-byte integers, read with memcpy: the FlatBuffers 2.0 verifier checks only
-// the 4-byte alignment of a vector's length, so a crafted file can put the elements at an
-// address that is not 8-aligned, and loading them as int64_t is undefined (fuzz_ir_graph).
-std::vector<int64_t> Int64s(const flatbuffers::Vector<int64_t>* v) {
-  std::vector<int64_t> out(v ? v->size() : 0);
-  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
-  for (int64_t& x : out) x = flatbuffers::EndianScalar(x);
-  return out;
-}
-
 absl::StatusOr<Graph> Unpack(const fb::Model* m) {
   const fb::Graph* fg = m->graph();
   if (m->format_version() != kFormatVersion)
@@ -99,13 +99,8 @@ absl::StatusOr<Graph> Unpack(const fb::Model* m) {
       Tensor x;
       x.name = Str(t->name());
       x.dtype = static_cast<TensorType>(t->dtype());
-<<<<<<< HEAD
-      if (t->shape()) x.shape.assign(t->shape()->begin(), t->shape()->end());
-      if (const auto* w = t->weight()) x.weight = UnpackRef(*w);
-=======
       x.shape = Int64s(t->shape());
-      if (const auto* w = t->weight()) x.weight = TensorRef{Str(w->file()), Str(w->tensor()), w->offset(), w->bytes()};
->>>>>>> fuzz
+      if (const auto* w = t->weight()) x.weight = UnpackRef(*w);
       g.tensors.push_back(std::move(x));
     }
   if (fg->ops())
