@@ -20,6 +20,7 @@ struct ToolCallMarkup {
   ToolCallSyntax syntax;
   std::string_view open, close;
   CallBody body;
+  std::string_view alt_open = {};  // another opener models write instead ("" when none)
 };
 
 namespace {
@@ -67,14 +68,12 @@ constexpr std::array<ToolCallMarkup, 5> kMarkups = {{
     {ToolCallSyntax::kTaggedJson, "<tool_call>", "</tool_call>", CallBody::kJsonOrXml},
     {ToolCallSyntax::kQwenXml, "<tool_call>", "</tool_call>", CallBody::kJsonOrXml},
     {ToolCallSyntax::kGemma4, "<|tool_call>", "<tool_call|>", CallBody::kGemma4},
-    {ToolCallSyntax::kGranite, "<|tool_call|>", "", CallBody::kJson},
+    // Granite models also write the plain text <tool_call> instead of the token.
+    {ToolCallSyntax::kGranite, "<|tool_call|>", "", CallBody::kJson, "<tool_call>"},
     // <|eom_id|> ends the message when a tool is to run; it is usually an
     // end-of-generation token, in which case Flush() closes the call.
     {ToolCallSyntax::kLlama3, "<|python_tag|>", "<|eom_id|>", CallBody::kPythonTag},
 }};
-
-// Granite models write the plain text <tool_call> instead of the <|tool_call|> token.
-constexpr std::string_view kGraniteTextOpen = "<tool_call>";
 
 ChatOutputParser::ChatOutputParser(const ChatSyntax& syntax, bool starts_in_thinking) : syntax_(syntax) {
   if (syntax_.reasoning) {
@@ -85,7 +84,7 @@ ChatOutputParser::ChatOutputParser(const ChatSyntax& syntax, bool starts_in_thin
     if (m.syntax == syntax_.tool_calls) {
       markup_ = &m;
       open_markers_.push_back(m.open);
-      if (m.syntax == ToolCallSyntax::kGranite) open_markers_.push_back(kGraniteTextOpen);
+      if (!m.alt_open.empty()) open_markers_.push_back(m.alt_open);
       if (!m.close.empty()) close_markers_.push_back(m.close);
       break;
     }
