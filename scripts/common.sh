@@ -13,3 +13,16 @@ make_fixtures() {
     python3 "$gen" "$dir" || { echo "fixture generator $gen failed" >&2; return 1; }
   done
 }
+
+# configure_instrumented_build DIR: the clang 14 build that instruments everything with
+# ASan + UBSan (+ libFuzzer's coverage): the fuzz targets (scripts/fuzz.sh) and the C++
+# suite under the sanitizers (scripts/sanitize.sh) share it, so CI compiles the library
+# once for both.
+configure_instrumented_build() {
+  command -v clang++-14 >/dev/null || { echo "clang++-14 not found (bash scripts/setup.sh installs clang-14 libclang-rt-14-dev)" >&2; return 2; }
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DUAII_BUILD_FUZZERS=ON -DUAII_BUILD_TESTS=ON -DUAII_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache | { grep -- '^-- uaii:' || true; }
+  return "${PIPESTATUS[0]}"
+}

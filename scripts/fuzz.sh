@@ -8,7 +8,8 @@
 # ~/.cache/uaii/fuzz: <target>/ is the grown corpus, <target>.log the last run's log,
 # stats.tsv one line per run: UTC time, target, seconds it ran, executions, corpus files,
 # outcome); UAII_FUZZ_JOBS (targets run at once, default nproc); UAII_FUZZ_FIXTURES
-# (the main build's fixtures, default build/fixtures: made when absent).
+# (the main build's fixtures, default build/fixtures: made when absent); UAII_FUZZ_NO_BUILD=1
+# runs the targets already built (while another job builds in the same directory).
 # A crash, leak, timeout (> 20 s on one input) or out-of-memory (> 2.5 GB) stops that
 # target and leaves its input in $UAII_FUZZ_CACHE/artifacts/; the script exits 1
 # naming them. Each becomes a regression test in the normal suite (docs/reliability.md).
@@ -29,17 +30,15 @@ for f in fuzz/fuzz_*.cpp; do t=$(basename "$f" .cpp); [ "$t" = fuzz_util ] || AL
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
-command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 not found (bash scripts/setup.sh installs clang-14 libclang-rt-14-dev)" >&2; exit 2; }
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DUAII_BUILD_FUZZERS=ON -DUAII_BUILD_TESTS=OFF -DUAII_BUILD_BENCHMARKS=OFF \
-  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache | { grep -- '^-- uaii:' || true; }
-cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]/#/fuzz_}" || exit 1
+source scripts/common.sh
+if [ "${UAII_FUZZ_NO_BUILD:-0}" != 1 ]; then
+  configure_instrumented_build "$BUILD" || exit 1
+  cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]/#/fuzz_}" || exit 1
+fi
 
 # The tokenize target encodes with llama.cpp's GGUF test vocabularies (fixtures).
 export UAII_FUZZ_FIXTURES=${UAII_FUZZ_FIXTURES:-$PWD/${UAII_BUILD_DIR:-build}/fixtures}
 if [ ! -d "$UAII_FUZZ_FIXTURES/llama-vocab" ]; then
-  source scripts/common.sh
   make_fixtures "$UAII_FUZZ_FIXTURES" || exit 1
 fi
 

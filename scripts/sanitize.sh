@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# The C++ suite under AddressSanitizer + UBSan, in its own build directory.
-set -euo pipefail
+# The C++ suite (every ctest test but the slow ones) under AddressSanitizer + UBSan, with
+# leak detection. It builds in the fuzzers' directory (build-fuzz: clang 14, the whole
+# build instrumented with -fsanitize=address,undefined, UBSan not recovering), so the
+# library is compiled once for the fuzz targets and this suite. .ci/run runs it.
+#   bash scripts/sanitize.sh [CTEST_ARGS...]      (after scripts/setup.sh)
+# UAII_SANITIZE=ON in an ordinary build directory is the same check with gcc.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${UAII_ASAN_BUILD_DIR:-build-asan}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUAII_SANITIZE=ON \
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+BUILD_DIR=${UAII_FUZZ_BUILD_DIR:-build-fuzz}
 source scripts/common.sh
-make_fixtures "$BUILD_DIR/fixtures"
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$BUILD_DIR" -LE slow --output-on-failure -j"$(nproc)"
+configure_instrumented_build "$BUILD_DIR" || exit 1
+cmake --build "$BUILD_DIR" -j"$(nproc)" || exit 1
+# The suites read their fixtures from the build dir: share the main build's when made.
+MAIN_FIXTURES="$PWD/${UAII_BUILD_DIR:-build}/fixtures"
+if [ -d "$MAIN_FIXTURES/tiny" ] && [ ! -e "$BUILD_DIR/fixtures" ]; then
+  ln -s "$MAIN_FIXTURES" "$BUILD_DIR/fixtures"
+fi
+make_fixtures "$BUILD_DIR/fixtures" || exit 1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir "$BUILD_DIR" -LE slow --output-on-failure -j"$(nproc)" "$@"

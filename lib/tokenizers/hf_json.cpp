@@ -33,6 +33,11 @@ bool IsNull(element e, std::string_view key) {
   return e[key].get(v) != simdjson::SUCCESS || v.is_null();
 }
 
+// Ids beyond this are refused before the vocabulary is sized from them: the largest
+// real vocabularies hold a few hundred thousand tokens, and one hostile id must not
+// allocate gigabytes.
+constexpr int64_t kMaxVocabId = 50'000'000;
+
 absl::Status Err(const std::string& path, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(path, ": ", what));
 }
@@ -230,8 +235,11 @@ absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadTokenizerJson(cons
   int64_t max_id = -1;
   for (auto kv : vocab) {
     int64_t id;
-    if (kv.value.get(id) != simdjson::SUCCESS || id < 0 || id > 50'000'000)
-      return Err(path, StrCat("model.vocab entry \"", kv.key, "\" has no valid id"));
+    if (kv.value.get(id) != simdjson::SUCCESS)
+      return Err(path, StrCat("model.vocab entry \"", kv.key, "\" has no valid id (not an integer)"));
+    if (id < 0 || id > kMaxVocabId)
+      return Err(path, StrCat("model.vocab entry \"", kv.key, "\" has no valid id (", id, " is outside [0, ",
+                              kMaxVocabId, "])"));
     max_id = std::max(max_id, id);
   }
   array added;
@@ -239,14 +247,22 @@ absl::StatusOr<std::unique_ptr<TokenizerInternals::Impl>> LoadTokenizerJson(cons
   if (has_added)
     for (element a : added) {
       int64_t id;
-      if (a["id"].get(id) != simdjson::SUCCESS || id < 0 || id > 50'000'000)
-        return Err(path, "added_tokens entry without a valid id");
+      if (a["id"].get(id) != simdjson::SUCCESS || id < 0 || id > kMaxVocabId)
+        return Err(path, StrCat("added_tokens entry \"", Str(a, "content"), "\" without a valid id (an integer in [0, ",
+                                kMaxVocabId, "])"));
       max_id = std::max(max_id, id);
     }
   impl->vocab.Resize(static_cast<size_t>(max_id + 1));
+  std::vector<bool> taken(static_cast<size_t>(max_id + 1));
   for (auto kv : vocab) {
     int64_t id = 0;
     if (kv.value.get(id)) continue;
+    // Two pieces on one id would leave one of them unreachable (and every merge
+    // naming it failing with a misleading message): refuse by name.
+    if (taken[id])
+      return Err(path, StrCat("model.vocab gives id ", id, " to both \"", impl->vocab.pieces[id], "\" and \"",
+                              kv.key, "\""));
+    taken[id] = true;
     impl->vocab.pieces[id] = std::string(kv.key);
   }
   if (has_added)
