@@ -76,6 +76,9 @@ TEST_CASE("safetensors: malformed files give named errors", "[safetensors]") {
       {"duplicate_name", "duplicate tensor name \"a\""},
       {"negative_offset", "data_offsets must be non-negative integers"},
       {"not_object", "does not start with"},
+      {"non_utf8_name", "UTF-8"},
+      {"huge_dims", "shape too large"},
+      {"shape_bytes_mismatch", "size mismatch"},
   };
   for (auto [name, want] : cases) {
     INFO(name);

@@ -26,6 +26,8 @@ class FakeHub:
         self.repos = {}        # "org/name" -> {path: bytes}
         self.cut_once = set()  # (repo, path): first full GET sends half the bytes, then closes
         self.corrupt = set()   # (repo, path): serve bytes that do not match the listed sha256
+        self.always_cut = set()  # (repo, path): every GET sends half of what it announces, then closes
+        self.oversize = set()  # (repo, path): serve the file with extra bytes appended (a lying server)
         self.fake_size = {}    # (repo, path): listed size (for headers-only dry runs)
         self.gated = set()     # repos that need "Authorization: Bearer secret"
         self.extra_names = {}  # repo -> [names listed but not served]
@@ -100,6 +102,8 @@ def make_handler(hub: FakeHub):
                 data = hub.repos[repo][file]
                 if (repo, file) in hub.corrupt:
                     data = bytes([data[0] ^ 0xFF]) + data[1:]
+                if (repo, file) in hub.oversize:
+                    data = data + b"\0" * 4096
                 start, end = 0, len(data) - 1
                 if rng:
                     a, _, b = rng.replace("bytes=", "").partition("-")
@@ -109,7 +113,7 @@ def make_handler(hub: FakeHub):
                         return self.send_bytes(416, b"", [("Content-Range", f"bytes */{len(data)}")])
                 body = data[start:end + 1]
                 key = (repo, file)
-                if key in hub.cut_once and not rng:
+                if key in hub.always_cut or (key in hub.cut_once and not rng):
                     hub.cut_once.discard(key)
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(body)))
@@ -211,6 +215,26 @@ def test_pull_rejects_corrupted_file(uaii_bin, hub, fixtures_dir, tmp_path):
     assert p.returncode == 1
     assert "SHA-256 mismatch" in p.stderr and "model.safetensors" in p.stderr
     assert not (out / "model.safetensors").exists() and not (out / "model.safetensors.partial").exists()
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "config.json"])  # with and without a listed SHA-256
+def test_pull_never_completes_a_truncated_download(uaii_bin, hub, fixtures_dir, tmp_path, name):
+    hub.add_dir("org/llama", hf_fixture(fixtures_dir, "llama"))
+    hub.always_cut.add(("org/llama", name))
+    out = tmp_path / "out"
+    p = pull(uaii_bin, hub, "org/llama", "--outdir", out, "--include", name, check=False)
+    assert p.returncode == 1 and name in p.stderr, p.stderr
+    assert not (out / name).exists()  # only a verified file gets its final name
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "config.json"])
+def test_pull_refuses_a_download_larger_than_listed(uaii_bin, hub, fixtures_dir, tmp_path, name):
+    hub.add_dir("org/llama", hf_fixture(fixtures_dir, "llama"))
+    hub.oversize.add(("org/llama", name))
+    out = tmp_path / "out"
+    p = pull(uaii_bin, hub, "org/llama", "--outdir", out, "--include", name, check=False)
+    assert p.returncode == 1 and name in p.stderr, p.stderr
+    assert not (out / name).exists() and not (out / (name + ".partial")).exists()
 
 
 @pytest.mark.parametrize("hostile", ["../evil", "/tmp/uaii_abs_evil", "a/../../evil", "sub\\..\\evil", "./x"])
