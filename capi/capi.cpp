@@ -129,7 +129,12 @@ uint32_t uaii_capi_version(void) { return UAII_CAPI_VERSION; }
 const char* uaii_capi_version_string(void) { return "0.4.0"; }
 
 const char* uaii_status_string(uaii_status status) {
-  switch (status) {
+  // A C caller may pass any int; in C++ loading an enum outside its values' range is
+  // undefined, so read the argument's bytes as the integer they are.
+  int code;
+  static_assert(sizeof code == sizeof status);
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
     case UAII_OK: return "ok";
     case UAII_ERR_INVALID_ARGUMENT: return "invalid argument";
     case UAII_ERR_BUFFER_TOO_SMALL: return "buffer too small";

@@ -80,5 +80,8 @@ uaii_feature(UAII_BUILD_FUZZERS "the libFuzzer targets (fuzz/; instruments the w
 if(UAII_BUILD_FUZZERS_ON)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined -gline-tables-only)
-  add_link_options(-fsanitize=address,undefined)
+  # C programs (the C ABI's header and growth checks, examples/) load an instrumented
+  # C++ libuaii: they need UBSan's C++ runtime too, which clang's C driver leaves out.
+  add_link_options(-fsanitize=address,undefined "$<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime>"
+                   "$<$<LINK_LANGUAGE:C>:-lstdc++>")
 endif()

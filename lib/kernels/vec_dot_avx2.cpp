@@ -15,6 +15,7 @@
 #include "kernels/kquant_scales.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define UAII_HAVE_AVX2_KERNELS 1
 #define UAII_AVX2 __attribute__((target("avx2,fma,f16c")))
@@ -24,8 +25,11 @@ namespace uaii::kernels {
 
 bool CpuHasAvx2() {
 #ifdef UAII_HAVE_AVX2_KERNELS
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports does not know "f16c".
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && [] {
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+  }();
   return has;
 #else
   return false;

@@ -39,7 +39,8 @@ TEST_CASE("capi: version and status strings", "[capi]") {
   CHECK(uaii_capi_version() == 400);
   CHECK(std::string(uaii_capi_version_string()) == "0.4.0");
   CHECK(std::string(uaii_status_string(UAII_ERR_NOT_FOUND)) == "not found");
-  CHECK(std::string(uaii_status_string(static_cast<uaii_status>(12345))) == "unknown status");
+  // An int outside the enum (what a C caller may pass): tests/capi/header_check.c, in C,
+  // where that is defined.
 }
 
 TEST_CASE("capi: open errors name the cause", "[capi]") {

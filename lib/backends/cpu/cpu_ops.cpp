@@ -228,7 +228,8 @@ float ExpGgml(float x) {
   const float z = std::fma(x, kLog2e, kShift);
   const float n = z - kShift;
   const float b = std::fma(-n, kLn2Lo, std::fma(-n, kLn2Hi, x));
-  if (std::fabs(n) > 192.0f) return n > 0 ? INFINITY : 0.0f;
+  // Written as !(<=) so NaN takes this branch too: converting it to int is undefined.
+  if (!(std::fabs(n) <= 192.0f)) return std::isnan(n) ? x : n > 0 ? INFINITY : 0.0f;
   const float u = b * b;
   const float j = std::fma(std::fma(std::fma(c5, b, c4), u, std::fma(c3, b, c2)), u, std::fma(c1, b, 1.0f));
   return std::ldexp(j, static_cast<int>(n));
