@@ -22,6 +22,7 @@
 #include "uaii/plan.h"
 #include "uaii/process_stats.h"
 #include "uaii/str_cat.h"
+#include "uaii/token_sampler.h"
 
 struct uaii_model {
   std::shared_ptr<const uaii::Model> model;
@@ -31,6 +32,10 @@ struct uaii_tokenizer {
   std::shared_ptr<const uaii::Model> owner;          // set when it is a model's tokenizer
   std::shared_ptr<const uaii::Tokenizer> standalone; // set when opened alone
   const uaii::Tokenizer* tok = nullptr;
+};
+
+struct uaii_sampler {
+  std::unique_ptr<uaii::TokenSampler> sampler;
 };
 
 struct uaii_session {
@@ -550,6 +555,106 @@ uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, 
     LearnFromCall(session, before, r->generation);
     return Finish(MakeResult(r->generation, r->reasoning_tokens), VisibleText(r->blocks), on_event, user_data,
                   out_result, out_text);
+  })
+}
+
+/* ---- Token-level control ---- */
+
+size_t uaii_model_n_vocab(const uaii_model* model) {
+  return model == nullptr ? 0 : static_cast<size_t>(model->model->info().n_vocab);
+}
+
+uaii_status uaii_session_eval(uaii_session* session, const int32_t* tokens, size_t n_tokens, uint32_t flags,
+                              float* logits, size_t cap, size_t* out_len) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr, "session is NULL");
+    UAII_REQUIRE_ARG(tokens != nullptr && n_tokens > 0, "no tokens (tokens is NULL or n_tokens is 0)");
+    UAII_REQUIRE_ARG((flags & ~uint32_t{UAII_EVAL_ALL_LOGITS}) == 0, uaii::StrCat("unknown eval flags ", flags));
+    const bool all = (flags & UAII_EVAL_ALL_LOGITS) != 0;
+    const size_t n_vocab = static_cast<size_t>(session->generator->model().info().n_vocab);
+    const size_t need = (all ? n_tokens : 1) * n_vocab;
+    if (out_len != nullptr) *out_len = need;
+    if (logits != nullptr && cap < need)
+      return Fail(UAII_ERR_BUFFER_TOO_SMALL, uaii::StrCat("room for ", cap, " floats; ", need, " needed"));
+    std::vector<float> out;
+    auto st = session->generator->Eval({tokens, n_tokens}, &out, all);
+    if (!st.ok()) return FromStatus(st);
+    if (logits != nullptr) std::memcpy(logits, out.data(), need * sizeof(float));
+    return UAII_OK;
+  })
+}
+
+int64_t uaii_session_n_past(const uaii_session* session) {
+  return session == nullptr ? -1 : session->generator->session().n_past();
+}
+
+int64_t uaii_session_max_context(const uaii_session* session) {
+  return session == nullptr ? -1 : session->generator->session().max_context();
+}
+
+uaii_status uaii_session_truncate(uaii_session* session, int64_t n) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr, "session is NULL");
+    const int64_t n_past = session->generator->session().n_past();
+    UAII_REQUIRE_ARG(n >= 0 && n <= n_past, uaii::StrCat("truncate to ", n, ": outside [0, n_past ", n_past, "]"));
+    session->generator->Truncate(n);
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_sampler_create(const uaii_generate_options* options, uaii_sampler** out_sampler) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(out_sampler != nullptr, "out_sampler is NULL");
+    Request req;
+    if (uaii_status st = ReadGenerateOptions(options, &req); st != UAII_OK) return st;
+    auto s = uaii::TokenSampler::Create(req.sampling);
+    if (!s.ok()) return FromStatus(s.status());
+    *out_sampler = new uaii_sampler{*std::move(s)};
+    return UAII_OK;
+  })
+}
+
+void uaii_sampler_destroy(uaii_sampler* sampler) { delete sampler; }
+
+uaii_status uaii_sampler_sample(uaii_sampler* sampler, const float* logits, size_t n_logits, int32_t* out_token) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(sampler != nullptr && out_token != nullptr, "sampler or out_token is NULL");
+    UAII_REQUIRE_ARG(logits != nullptr && n_logits > 0, "no logits (logits is NULL or n_logits is 0)");
+    auto t = sampler->sampler->Sample({logits, n_logits});
+    if (!t.ok()) return FromStatus(t.status());
+    *out_token = *t;
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_sampler_accept(uaii_sampler* sampler, int32_t token) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(sampler != nullptr, "sampler is NULL");
+    UAII_REQUIRE_ARG(token >= 0, uaii::StrCat("token id ", token, " is negative"));
+    sampler->sampler->Accept(token);
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_sampler_reset(uaii_sampler* sampler) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(sampler != nullptr, "sampler is NULL");
+    sampler->sampler->Reset();
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_session_step(uaii_session* session, uaii_sampler* sampler, int32_t* out_token, uint32_t* out_flags) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr && sampler != nullptr && out_token != nullptr,
+                     "session, sampler or out_token is NULL");
+    auto r = session->generator->Step(*sampler->sampler);
+    if (!r.ok()) return FromStatus(r.status());
+    *out_token = r->token;
+    if (out_flags != nullptr)
+      *out_flags = (r->end_of_generation ? uint32_t{UAII_STEP_END_OF_GENERATION} : 0u) |
+                   (r->context_full ? uint32_t{UAII_STEP_CONTEXT_FULL} : 0u);
+    return UAII_OK;
   })
 }
 

@@ -297,6 +297,64 @@ UAII_API uaii_status uaii_session_chat(uaii_session* session, const char* messag
                                        uaii_event_fn on_event, void* user_data,
                                        uaii_generate_result* out_result, char** out_text);
 
+/* ---- Token-level control (added in 0.4.0) --------------------------------
+ * For applications that run their own loop: evaluate tokens, read logits, sample with
+ * a sampler object of their own, step one token at a time. A session's token calls and
+ * its generate/chat calls share one KV cache and its bookkeeping: generate after eval
+ * reuses exactly the prefix the cache holds. */
+
+/* Width of a logits row: the model's vocabulary (may exceed the tokenizer's). */
+UAII_API size_t uaii_model_n_vocab(const uaii_model* model);
+
+enum {
+  UAII_EVAL_ALL_LOGITS = 1u << 0 /* every row's logits, not only the last row's */
+};
+
+/* Appends tokens[0..n_tokens) at positions uaii_session_n_past().. and evaluates
+ * them. `logits` (n_vocab floats, or n_tokens * n_vocab with UAII_EVAL_ALL_LOGITS,
+ * row-major) receives the logits; it may be NULL (cap 0) when the caller needs none.
+ * `out_len` (may be NULL) receives the float count. A cap too small for the rows is
+ * UAII_ERR_BUFFER_TOO_SMALL before anything is evaluated; a token id outside the
+ * vocabulary is UAII_ERR_INVALID_ARGUMENT; more tokens than the context holds is
+ * UAII_ERR_INVALID_STATE. On error the session keeps its position. The last row is kept
+ * for uaii_session_step. */
+UAII_API uaii_status uaii_session_eval(uaii_session* session, const int32_t* tokens, size_t n_tokens,
+                                       uint32_t flags, float* logits, size_t cap, size_t* out_len);
+/* Positions the KV cache holds; -1 for a NULL session. */
+UAII_API int64_t uaii_session_n_past(const uaii_session* session);
+/* Positions the session can hold (its max_context); -1 for a NULL session. */
+UAII_API int64_t uaii_session_max_context(const uaii_session* session);
+/* Forgets positions >= n; 0 <= n <= n_past, else UAII_ERR_INVALID_ARGUMENT. */
+UAII_API uaii_status uaii_session_truncate(uaii_session* session, int64_t n);
+
+/* A sampler: the chain uaii_session_generate uses (penalties, top-k, top-p, min-p,
+ * temperature, seeded draw), over any logits. Built from the sampling fields of
+ * uaii_generate_options (max_tokens, stop and think are ignored; NULL: the defaults,
+ * greedy). One thread at a time. */
+typedef struct uaii_sampler uaii_sampler;
+UAII_API uaii_status uaii_sampler_create(const uaii_generate_options* options, uaii_sampler** out_sampler);
+UAII_API void uaii_sampler_destroy(uaii_sampler* sampler);
+/* Picks a token from logits[0..n_logits) without recording it. A NaN or +inf logit,
+ * or all -inf, is UAII_ERR_INVALID_ARGUMENT. */
+UAII_API uaii_status uaii_sampler_sample(uaii_sampler* sampler, const float* logits, size_t n_logits,
+                                         int32_t* out_token);
+/* Records a token in the penalty window (generated, or prompt tokens to penalize). */
+UAII_API uaii_status uaii_sampler_accept(uaii_sampler* sampler, int32_t token);
+/* Back to the state right after creation: empty penalty window, the seed's PRNG. */
+UAII_API uaii_status uaii_sampler_reset(uaii_sampler* sampler);
+
+enum {
+  UAII_STEP_END_OF_GENERATION = 1u << 0, /* the token ends generation; it was not evaluated */
+  UAII_STEP_CONTEXT_FULL = 1u << 1       /* no room left: the token was not evaluated */
+};
+/* One token of a generation the application drives: samples from the last evaluated
+ * row (uaii_session_eval's or the previous step's) with `sampler`, records it there,
+ * and evaluates it unless a flag above says otherwise. UAII_ERR_INVALID_STATE when there
+ * is no row to sample from (nothing evaluated since the session was created, reset or
+ * truncated, or since a generate/chat call). `out_flags` may be NULL. */
+UAII_API uaii_status uaii_session_step(uaii_session* session, uaii_sampler* sampler, int32_t* out_token,
+                                       uint32_t* out_flags);
+
 #ifdef __cplusplus
 }
 #endif

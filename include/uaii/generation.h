@@ -19,6 +19,7 @@
 #include "uaii/sampling.h"
 #include "uaii/session.h"
 #include "uaii/stop_reason.h"
+#include "uaii/token_sampler.h"
 
 namespace uaii {
 
@@ -60,6 +61,28 @@ class Generator {
   // Forgets the conversation (empties the KV cache).
   void Reset();
 
+  // Token-level control (the C ABI's uaii_session_eval / _truncate / _step), keeping
+  // the prefix-reuse bookkeeping in step with the KV cache, so Run after them still
+  // reuses exactly what the cache holds.
+  //
+  // Appends `tokens` at positions n_past().. and writes their logits into *logits
+  // (every row with all_logits, [tokens.size(), n_vocab]; else the last row). The last
+  // row is also kept for Step. On error the position is unchanged.
+  absl::Status Eval(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits = false);
+  // Forgets positions >= n (n <= n_past()). Step then needs an Eval first.
+  void Truncate(int64_t n);
+  // One generation step an application drives: samples the next token from the last
+  // Eval's (or Step's) logits with `sampler`, records it there, and unless it ends
+  // generation or the context is full, evaluates it so the next Step can follow.
+  // FailedPrecondition when there are no logits to sample from (nothing evaluated since
+  // creation, Reset, Truncate or Run).
+  struct StepResult {
+    TokenId token = kNoToken;
+    bool end_of_generation = false;  // the model's end-of-generation token; not evaluated
+    bool context_full = false;       // not evaluated: the context has no room
+  };
+  absl::StatusOr<StepResult> Step(TokenSampler& sampler);
+
   const Model& model() const { return session_->model(); }
   Session& session() { return *session_; }
   // The tokens the KV cache holds, in order.
@@ -69,6 +92,7 @@ class Generator {
   explicit Generator(std::unique_ptr<Session> s) : session_(std::move(s)) {}
   std::unique_ptr<Session> session_;
   std::vector<TokenId> history_;
+  std::vector<float> last_logits_;  // the last evaluated row, for Step (empty: none)
 };
 
 }  // namespace uaii

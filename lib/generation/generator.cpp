@@ -38,6 +38,49 @@ absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<con
 void Generator::Reset() {
   session_->Truncate(0);
   history_.clear();
+  last_logits_.clear();
+}
+
+absl::Status Generator::Eval(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits) {
+  if (logits == nullptr) return absl::InvalidArgumentError("Generator::Eval: null logits vector");
+  const size_t n_vocab = static_cast<size_t>(session_->model().info().n_vocab);
+  for (TokenId t : tokens)
+    if (t < 0 || static_cast<size_t>(t) >= n_vocab)
+      return absl::InvalidArgumentError(StrCat("token id ", t, " is outside the vocabulary (", n_vocab, " tokens)"));
+  if (absl::Status st = session_->EvalInto(tokens, logits, all_logits); !st.ok()) return st;
+  history_.insert(history_.end(), tokens.begin(), tokens.end());
+  last_logits_.assign(logits->end() - static_cast<std::ptrdiff_t>(n_vocab), logits->end());
+  return absl::OkStatus();
+}
+
+void Generator::Truncate(int64_t n) {
+  if (n >= session_->n_past()) return;
+  session_->Truncate(n);
+  history_.resize(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  last_logits_.clear();
+}
+
+absl::StatusOr<Generator::StepResult> Generator::Step(TokenSampler& sampler) {
+  if (last_logits_.empty())
+    return absl::FailedPreconditionError("no logits to sample from: evaluate tokens first (Eval)");
+  StepResult r;
+  auto next = sampler.SampleAndAccept(last_logits_);
+  if (!next.ok()) return next.status();
+  r.token = *next;
+  if (session_->model().IsEndOfGeneration(r.token)) {
+    r.end_of_generation = true;
+    return r;
+  }
+  if (session_->n_past() >= session_->max_context()) {
+    r.context_full = true;
+    return r;
+  }
+  if (absl::Status st = session_->DecodeInto(r.token, &last_logits_); !st.ok()) {
+    last_logits_.clear();  // unspecified after a failed DecodeInto
+    return st;
+  }
+  history_.push_back(r.token);
+  return r;
 }
 
 absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, const TokenCallback& on_token) {
@@ -55,6 +98,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
 
   GenerationResult r;
   r.prompt_tokens = n_prompt;
+  last_logits_.clear();  // Run's last row may belong to a token it never evaluated
   // Reuse the longest common prefix, keeping at least one token to evaluate.
   int64_t keep = 0;
   const int64_t limit = std::min<int64_t>(static_cast<int64_t>(history_.size()), n_prompt - 1);

@@ -4,6 +4,7 @@
  * does not know taking their defaults. Compares against a run with the current structs.
  *   abi_growth_test MODEL */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uaii.h"
@@ -55,6 +56,33 @@ static int run(const uaii_model* model, const uaii_session_options* so, const ua
   uaii_session_destroy(s);
   if (st != UAII_OK) fprintf(stderr, "generate: %s\n", uaii_last_error());
   return st == UAII_OK;
+}
+
+/* 0.4's samplers read the same options struct: an old caller's smaller one gives the
+ * defaults' sampler, which picks what a current caller's default sampler picks. */
+static int sampler_from_old_options(const uaii_model* model, const old_generate_options* old_go,
+                                    const uaii_generate_options* go) {
+  uaii_sampler *a = NULL, *b = NULL;
+  uaii_session* s = NULL;
+  int32_t prompt[3] = {1, 260, 261};
+  size_t n_vocab = uaii_model_n_vocab(model), len = 0;
+  float* logits = NULL;
+  int32_t ta = -1, tb = -2;
+  int ok = uaii_sampler_create((const uaii_generate_options*)old_go, &a) == UAII_OK &&
+           uaii_sampler_create(go, &b) == UAII_OK && uaii_session_create(model, NULL, &s) == UAII_OK;
+  if (ok) {
+    logits = (float*)malloc(n_vocab * sizeof(float));
+    ok = logits != NULL && uaii_session_eval(s, prompt, 3, 0, logits, n_vocab, &len) == UAII_OK && len == n_vocab &&
+         uaii_sampler_sample(a, logits, n_vocab, &ta) == UAII_OK &&
+         uaii_sampler_sample(b, logits, n_vocab, &tb) == UAII_OK && ta == tb;
+  }
+  printf("sampler from old options: %s (%d, %d)\n", ok ? "ok" : "MISMATCH", (int)ta, (int)tb);
+  if (!ok) fprintf(stderr, "%s\n", uaii_last_error());
+  free(logits);
+  uaii_session_destroy(s);
+  uaii_sampler_destroy(a);
+  uaii_sampler_destroy(b);
+  return ok;
 }
 
 int main(int argc, char** argv) {
@@ -110,6 +138,7 @@ int main(int argc, char** argv) {
            (long long)old_res.completion_tokens, new_text, (long long)res.completion_tokens,
            ok ? "ABI growth: ok" : "ABI growth: MISMATCH");
   }
+  ok = ok && sampler_from_old_options(model, &old_go, &go);
   uaii_string_free(old_text);
   uaii_string_free(new_text);
   uaii_string_free(v03_text);

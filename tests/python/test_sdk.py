@@ -338,7 +338,8 @@ def test_stubs_match_the_runtime_classes():
     pkg = pathlib.Path(uaii.__file__).parent
     tree = ast.parse((pkg / "_uaii.pyi").read_text())
     stub_classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    assert set(stub_classes) == {"Usage", "GenerateResult", "Event", "Stream", "Tokenizer", "Model", "Session"}
+    assert set(stub_classes) == {"Usage", "GenerateResult", "Event", "Stream", "Tokenizer", "Model", "Session",
+                                 "Sampler"}
     for name, node in stub_classes.items():
         stub_members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
         runtime = {m for m in dir(getattr(uaii, name)) if not m.startswith("_")}

@@ -77,5 +77,6 @@ void BindResults(py::module_& m);
 void BindModel(py::module_& m);
 void BindTokenizer(py::module_& m);
 void BindSession(py::module_& m);
+void BindSampler(py::module_& m);
 
 }  // namespace uaii_py

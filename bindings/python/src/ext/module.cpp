@@ -50,5 +50,6 @@ PYBIND11_MODULE(_uaii, m) {
   BindResults(m);
   BindTokenizer(m);
   BindModel(m);
+  BindSampler(m);
   BindSession(m);
 }

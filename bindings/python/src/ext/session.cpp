@@ -1,11 +1,13 @@
 // uaii.Session over uaii_session_create / _generate / _chat / _reset.
 #include <pybind11/stl.h>
 
+#include <climits>
 #include <string>
 
 #include "model.h"
 #include "options.h"
 #include "request.h"
+#include "sampler.h"
 #include "session_core.h"
 #include "stream.h"
 
@@ -61,6 +63,68 @@ class Session {
     std::string error = st == UAII_OK ? "" : uaii_last_error();
     core->Release();
     if (st != UAII_OK) Fail(st, error);
+  }
+
+  // Token-level calls (uaii_session_eval / _truncate / _step / _n_past).
+  py::object Eval(const py::object& tokens, bool all_logits) {
+    std::vector<int32_t> ids;
+    if (!py::isinstance<py::iterable>(tokens) || py::isinstance<py::str>(tokens))
+      throw py::type_error("tokens must be a sequence of int");
+    for (const py::handle& t : tokens) {
+      const int64_t v = t.cast<int64_t>();
+      if (v < INT32_MIN || v > INT32_MAX) Fail(UAII_ERR_INVALID_ARGUMENT, "token " + std::to_string(v) + " is out of range");
+      ids.push_back(static_cast<int32_t>(v));
+    }
+    std::shared_ptr<SessionCore> core = Live();
+    const size_t n_vocab = uaii_model_n_vocab(core->model->h);
+    py::object out = py::module_::import("array").attr("array")("f");
+    std::vector<float> logits((all_logits ? ids.size() : 1) * n_vocab);
+    core->Acquire();
+    uaii_status st;
+    std::string error;
+    {
+      py::gil_scoped_release nogil;
+      st = uaii_session_eval(core->h, ids.data(), ids.size(), all_logits ? UAII_EVAL_ALL_LOGITS : 0, logits.data(),
+                             logits.size(), nullptr);
+      if (st != UAII_OK) error = uaii_last_error();
+      core->Release();
+    }
+    if (st != UAII_OK) Fail(st, error);
+    out.attr("frombytes")(py::bytes(reinterpret_cast<const char*>(logits.data()), logits.size() * sizeof(float)));
+    return out;
+  }
+
+  int64_t NPast() { return uaii_session_n_past(Live()->h); }
+  int64_t MaxContext() { return uaii_session_max_context(Live()->h); }
+
+  void Truncate(int64_t n) {
+    std::shared_ptr<SessionCore> core = Live();
+    core->Acquire();
+    uaii_status st = uaii_session_truncate(core->h, n);
+    std::string error = st == UAII_OK ? "" : uaii_last_error();
+    core->Release();
+    if (st != UAII_OK) Fail(st, error);
+  }
+
+  py::tuple Step(const py::object& sampler) {
+    std::shared_ptr<SamplerHandle> sh = SamplerOf(sampler);
+    std::shared_ptr<SessionCore> core = Live();
+    core->Acquire();
+    int32_t token = -1;
+    uint32_t flags = 0;
+    uaii_status st;
+    std::string error;
+    {
+      py::gil_scoped_release nogil;
+      st = uaii_session_step(core->h, sh->h, &token, &flags);
+      if (st != UAII_OK) error = uaii_last_error();
+      core->Release();
+    }
+    if (st != UAII_OK) Fail(st, error);
+    py::object stop = py::none();
+    if (flags & UAII_STEP_END_OF_GENERATION) stop = py::str("end_of_generation");
+    else if (flags & UAII_STEP_CONTEXT_FULL) stop = py::str("context_full");
+    return py::make_tuple(token, stop);
   }
 
   std::shared_ptr<GenerateResult> LastResult() {
@@ -217,6 +281,22 @@ has already seen. Streamed events split the reply into 'text', 'thinking' and
 'tool_call' events.
 )doc") + kSamplingDoc).c_str())
       .def("reset", &Session::Reset, "Forgets the conversation (the KV cache).")
+      .def("eval", &Session::Eval, py::arg("tokens"), py::arg("all_logits") = false, R"doc(
+Appends `tokens` (ids) at positions n_past.. and evaluates them; returns the logits as
+array.array('f'): the last row (model vocabulary size floats), or with all_logits every
+row, row-major. The last row is kept for step(). generate / chat afterwards reuse the
+cache exactly. The GIL is released while the engine computes.
+)doc")
+      .def_property_readonly("n_past", &Session::NPast, "Positions the KV cache holds.")
+      .def_property_readonly("max_context", &Session::MaxContext, "Positions the session can hold.")
+      .def("truncate", &Session::Truncate, py::arg("n"), "Forgets positions >= n (0 <= n <= n_past).")
+      .def("step", &Session::Step, py::arg("sampler"), R"doc(
+One token of a generation you drive: samples from the last evaluated row (eval's or the
+previous step's) with `sampler` (a uaii.Sampler), records it there and evaluates it.
+Returns (token, stop): stop is None, or "end_of_generation" / "context_full" when the
+token was not evaluated. InvalidStateError when there is no row to sample from (nothing
+evaluated since the session was created, reset or truncated, or since generate / chat).
+)doc")
       .def_property_readonly("last_result", &Session::LastResult,
                              "The uaii.GenerateResult of the last finished call (None before the first); still readable after "
                              "close().")

@@ -34,6 +34,7 @@ from ._uaii import (
     Event,
     GenerateResult,
     Model,
+    Sampler,
     Session,
     Stream,
     Tokenizer,
@@ -44,7 +45,7 @@ from ._uaii import (
 __version__ = "0.4.0"
 
 __all__ = [
-    "Model", "Tokenizer", "Session", "Stream", "Event", "GenerateResult", "Usage",
+    "Model", "Tokenizer", "Session", "Sampler", "Stream", "Event", "GenerateResult", "Usage",
     "capi_version", "CAPI_VERSION", "__version__",
     "UaiiError", "InvalidArgumentError", "BufferTooSmallError", "InvalidStateError", "NotFoundError",
     "IoError", "OutOfMemoryError", "InvalidModelError", "UnsupportedError", "BackendError",

@@ -1,0 +1,38 @@
+// uaii::TokenSampler: the sampling chain of uaii/sampling.h as an object an application
+// drives over any logits — its own evaluation loop, a logits row from Session::Eval, or
+// a row it computed elsewhere. The same chain Generator runs: the same parameters and
+// seed pick the same tokens. The C ABI's uaii_sampler is one of these.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "absl/status/statusor.h"
+#include "uaii/sampling.h"
+
+namespace uaii {
+
+class TokenSampler {
+ public:
+  // InvalidArgument naming the field when `params` are invalid (ValidateSamplingParams).
+  static absl::StatusOr<std::unique_ptr<TokenSampler>> Create(const sampling::SamplingParams& params);
+  ~TokenSampler();
+
+  // Picks an id in [0, logits.size()) without recording it. Fails (leaving the state
+  // untouched) on empty logits, a NaN or +inf logit, or all logits -inf.
+  absl::StatusOr<int32_t> Sample(std::span<const float> logits);
+  // Records a token in the penalty window (a generated or a prompt token).
+  void Accept(int32_t token);
+  // Sample, then Accept of the result.
+  absl::StatusOr<int32_t> SampleAndAccept(std::span<const float> logits);
+  // Back to the state right after Create: empty window, PRNG re-seeded.
+  void Reset();
+  const sampling::SamplingParams& params() const;
+
+ private:
+  struct Impl;
+  explicit TokenSampler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace uaii
