@@ -33,7 +33,6 @@ from ._uaii import (
     CAPI_VERSION,
     Event,
     GenerateResult,
-    Model,
     Sampler,
     Session,
     Stream,
@@ -41,6 +40,7 @@ from ._uaii import (
     Usage,
     capi_version,
 )
+from .openai_api import Model  # the extension's Model with the OpenAI-shaped calls
 
 __version__ = "0.4.0"
 
