@@ -1,9 +1,10 @@
-// `uaii tokenize encode TEXT [--model PATH] [--special] [--json]`
-// `uaii tokenize decode ID... [--model PATH] [--json]`
+// `uaii tokenize encode TEXT [--model PATH | --hf DIR] [--special] [--json]`
+// `uaii tokenize decode ID... [--model PATH | --hf DIR] [--json]`
 // PATH: a GGUF file or a directory with tokenizer files; without --model the
 // default model ($UAII_MODEL, then the cache) is used. --json output follows
 // docs/json/tokenize.schema.json.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "args.h"
@@ -57,8 +58,9 @@ std::string Printable(std::string_view bytes) {
 }
 
 constexpr char kUsage[] =
-    "usage: uaii tokenize encode TEXT [--model PATH] [--special] [--json]\n"
-    "       uaii tokenize decode ID... [--model PATH] [--json]\n";
+    "usage: uaii tokenize encode TEXT [--model PATH | --hf DIR] [--special] [--json]\n"
+    "       uaii tokenize decode ID... [--model PATH | --hf DIR] [--json]\n"
+    "  --hf DIR: a Hugging Face directory's tokenizer (tokenizer.json or tokenizer.model)\n";
 
 int Usage() {
   std::fprintf(stderr, "%s", kUsage);
@@ -71,7 +73,7 @@ const char* const kTokenizeUsage = kUsage;
 
 int RunTokenize(int argc, char** argv) {
   FlagSpec spec;
-  spec.valued = {"--model"};
+  spec.valued = {"--model", "--hf"};
   spec.boolean = {"--special", "--json", "--no-bos"};
   auto args = ParseArgs(argc, argv, spec);
   if (!args.ok()) {
@@ -81,7 +83,21 @@ int RunTokenize(int argc, char** argv) {
   if (args->positional.empty()) return Usage();
   const std::string mode = args->positional[0];
   if (mode != "encode" && mode != "decode") return Usage();
-  auto path = ResolveModelPath(args->get("--model"));
+  if (args->has("--model") && args->has("--hf")) {
+    std::fprintf(stderr, "uaii tokenize: give --model or --hf, not both\n");
+    return Usage();
+  }
+  if (args->has("--hf")) {
+    // The product guide's spelling for a Hugging Face directory: it must hold tokenizer files.
+    const std::filesystem::path dir(args->get("--hf"));
+    if (!std::filesystem::is_directory(dir) ||
+        (!std::filesystem::exists(dir / "tokenizer.json") && !std::filesystem::exists(dir / "tokenizer.model"))) {
+      std::fprintf(stderr, "uaii tokenize: --hf %s: not a directory holding tokenizer.json or tokenizer.model\n",
+                   dir.c_str());
+      return 1;
+    }
+  }
+  auto path = ResolveModelPath(args->has("--hf") ? args->get("--hf") : args->get("--model"));
   if (!path.ok()) {
     std::fprintf(stderr, "uaii tokenize: %s\n", std::string(path.status().message()).c_str());
     return 1;
@@ -135,7 +151,10 @@ int RunTokenize(int argc, char** argv) {
   out += ",\"tokenizer\":";
   JsonString((*tok)->model_name(), out);
   out += ",\"ids\":[";
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(ids[i]);
+  }
   out += "],\"tokens\":[";
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i) out += ",";

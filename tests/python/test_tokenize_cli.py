@@ -1,6 +1,7 @@
 """`uaii tokenize --json` output validates against docs/json/tokenize.schema.json."""
 import json
 import os
+import pathlib
 import subprocess
 
 import jsonschema
@@ -45,3 +46,20 @@ def test_bad_id_is_a_clear_error():
     r = run("decode", "99999999", "--model", SPM)
     assert r.returncode == 1
     assert "not in the vocabulary" in r.stderr
+
+
+def test_hf_directory_flag_gives_the_tokenizers_library_ids():
+    """`--hf DIR` (the product guide's spelling) reads a Hugging Face directory's tokenizer;
+    the ids are the `tokenizers` library's (this repo's golden for the real Qwen 3 file)."""
+    d = pathlib.Path(ROOT).parent / "shared" / "data" / "tokenizers" / "qwen3"
+    if not d.is_dir():
+        print(f"SKIP: {d} absent")
+        return
+    r = run("encode", "hello world", "--hf", str(d), "--json", "--no-bos")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["ids"] == [14990, 1879]  # tokenizers 0.23.3: Tokenizer.from_file(...).encode("hello world").ids
+    assert run("encode", "x", "--hf", str(d), "--model", SPM).returncode == 2
+    bad = run("encode", "x", "--hf", os.path.join(ROOT, "docs"))
+    assert bad.returncode == 1 and "not a directory holding tokenizer.json or tokenizer.model" in bad.stderr
