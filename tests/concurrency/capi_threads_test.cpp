@@ -7,12 +7,11 @@
 // scripts/tsan.sh runs this under ThreadSanitizer.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "run_together.h"
 #include "uaii.h"
 
 namespace {
@@ -149,16 +148,7 @@ TEST_CASE("capi concurrency: 8 threads share a model and tokenizer, each with it
   for (int round = 0; round < kRounds; ++round) {
     std::vector<Work> together(kThreads);
     std::vector<std::string> errors(kThreads);
-    std::atomic<int> ready{0};
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i) {
-      threads.emplace_back([&, i] {
-        ready.fetch_add(1);
-        while (ready.load() < kThreads) std::this_thread::yield();
-        together[i] = RunWorker(model, tok, i, &errors[i]);
-      });
-    }
-    for (auto& t : threads) t.join();
+    uaii::test::RunTogether(kThreads, [&](int i) { together[i] = RunWorker(model, tok, i, &errors[i]); });
     for (int i = 0; i < kThreads; ++i) {
       INFO("round " << round << ", worker " << i << ": " << errors[i]);
       REQUIRE(errors[i].empty());

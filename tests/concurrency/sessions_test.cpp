@@ -7,14 +7,13 @@
 // result (docs/reliability.md).
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "uaii/chat.h"
 #include "uaii/generation.h"
+#include "run_together.h"
 
 using namespace uaii;
 
@@ -147,16 +146,7 @@ void RunConcurrently(const std::shared_ptr<const Model>& model, const Setup& set
   for (int round = 0; round < kRounds; ++round) {
     std::vector<Work> together(kThreads);
     std::vector<std::string> errors(kThreads);
-    std::atomic<int> ready{0};
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i) {
-      threads.emplace_back([&, i] {
-        ready.fetch_add(1);
-        while (ready.load() < kThreads) std::this_thread::yield();  // start together
-        together[i] = RunWorker(model, i, setup, &errors[i]);
-      });
-    }
-    for (auto& t : threads) t.join();
+    uaii::test::RunTogether(kThreads, [&](int i) { together[i] = RunWorker(model, i, setup, &errors[i]); });
     for (int i = 0; i < kThreads; ++i) {
       INFO("round " << round << ", worker " << i << ": " << errors[i]);
       REQUIRE(errors[i].empty());

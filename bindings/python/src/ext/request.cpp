@@ -66,6 +66,24 @@ void Apply(const SamplingArgs& a, Request* r) {
 
 }  // namespace
 
+SamplingArgs MakeSamplingArgs(std::optional<int64_t> max_tokens, std::optional<double> temperature,
+                              std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
+                              std::optional<double> repeat_penalty, std::optional<double> presence_penalty,
+                              std::optional<double> frequency_penalty, py::object seed, py::object stop) {
+  SamplingArgs a;
+  a.max_tokens = max_tokens;
+  a.temperature = temperature;
+  a.top_k = top_k;
+  a.top_p = top_p;
+  a.min_p = min_p;
+  a.repeat_penalty = repeat_penalty;
+  a.presence_penalty = presence_penalty;
+  a.frequency_penalty = frequency_penalty;
+  a.seed = std::move(seed);
+  a.stop = std::move(stop);
+  return a;
+}
+
 Request Request::Generate(const py::object& prompt, const SamplingArgs& args) {
   if (!py::isinstance<py::str>(prompt)) throw py::type_error("prompt must be a str");
   Request r;

@@ -26,6 +26,13 @@ struct SamplingArgs {
   py::object stop = py::none();  // None, a str, or an iterable of str
 };
 
+// The keywords as one SamplingArgs (Session.generate / chat, and uaii.Sampler with no
+// max_tokens or stop).
+SamplingArgs MakeSamplingArgs(std::optional<int64_t> max_tokens, std::optional<double> temperature,
+                              std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
+                              std::optional<double> repeat_penalty, std::optional<double> presence_penalty,
+                              std::optional<double> frequency_penalty, py::object seed, py::object stop);
+
 struct Request {
   bool chat = false;
   std::string prompt;         // generate: the raw prompt text

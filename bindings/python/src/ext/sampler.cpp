@@ -75,16 +75,9 @@ Session.generate picks. One thread at a time.
                        std::optional<double> min_p, std::optional<double> repeat_penalty,
                        std::optional<double> presence_penalty, std::optional<double> frequency_penalty,
                        py::object seed) {
-             SamplingArgs a;
-             a.temperature = temperature;
-             a.top_k = top_k;
-             a.top_p = top_p;
-             a.min_p = min_p;
-             a.repeat_penalty = repeat_penalty;
-             a.presence_penalty = presence_penalty;
-             a.frequency_penalty = frequency_penalty;
-             a.seed = std::move(seed);
-             return std::make_unique<Sampler>(a);
+             return std::make_unique<Sampler>(MakeSamplingArgs(std::nullopt, temperature, top_k, top_p, min_p,
+                                                               repeat_penalty, presence_penalty, frequency_penalty,
+                                                               std::move(seed), py::none()));
            }),
            py::kw_only(), py::arg("temperature") = py::none(), py::arg("top_k") = py::none(),
            py::arg("top_p") = py::none(), py::arg("min_p") = py::none(), py::arg("repeat_penalty") = py::none(),

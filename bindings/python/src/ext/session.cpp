@@ -167,24 +167,6 @@ class Session {
   std::shared_ptr<GenerateResult> closed_last_result_;
 };
 
-SamplingArgs Args(std::optional<int64_t> max_tokens, std::optional<double> temperature, std::optional<int64_t> top_k,
-                  std::optional<double> top_p, std::optional<double> min_p, std::optional<double> repeat_penalty,
-                  std::optional<double> presence_penalty, std::optional<double> frequency_penalty,
-                  py::object seed, py::object stop) {
-  SamplingArgs a;
-  a.max_tokens = max_tokens;
-  a.temperature = temperature;
-  a.top_k = top_k;
-  a.top_p = top_p;
-  a.min_p = min_p;
-  a.repeat_penalty = repeat_penalty;
-  a.presence_penalty = presence_penalty;
-  a.frequency_penalty = frequency_penalty;
-  a.seed = std::move(seed);
-  a.stop = std::move(stop);
-  return a;
-}
-
 constexpr const char* kSamplingDoc = R"doc(
 Sampling keywords (None keeps the engine's default):
   max_tokens (256), temperature (0: greedy; > 0 samples), top_k (40; <= 0 off),
@@ -241,7 +223,7 @@ a context manager or call close().
              std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
              std::optional<double> repeat_penalty, std::optional<double> presence_penalty,
              std::optional<double> frequency_penalty, py::object seed, py::object stop, bool stream) {
-            Request r = Request::Generate(prompt, Args(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+            Request r = Request::Generate(prompt, MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
                                                        presence_penalty, frequency_penalty, seed, stop));
             return s.Run(std::move(r), stream);
           },
@@ -262,7 +244,7 @@ whole text: the session reuses its KV cache for the longest prefix it already ho
              std::optional<double> presence_penalty, std::optional<double> frequency_penalty, py::object seed,
              py::object stop, bool stream) {
             Request r = Request::Chat(messages, tools, think,
-                                      Args(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                      MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
                                            presence_penalty, frequency_penalty, seed, stop));
             return s.Run(std::move(r), stream);
           },
