@@ -53,6 +53,14 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache | { grep -- '^-- uaii:' || true; }
 cmake --build "$BUILD_DIR" -j"$(nproc)"
+# 3a. The C ABI as an installed package under the default prefix (/usr/local; cmake's
+#    component uaii_capi: libuaii.so, uaii.h, uaii.pc, find_package(uaii)), so C programs
+#    build with `pkg-config --cflags --libs uaii` and `swift build` in bindings/swift needs
+#    no flags. UAII_INSTALL_PREFIX changes the prefix; UAII_NO_INSTALL=1 skips it.
+if [ "${UAII_NO_INSTALL:-0}" != 1 ]; then
+  cmake --install "$BUILD_DIR" --component uaii_capi ${UAII_INSTALL_PREFIX:+--prefix "$UAII_INSTALL_PREFIX"} >/dev/null
+  command -v ldconfig >/dev/null && ldconfig
+fi
 # 3b. The Python SDK (bindings/python), linking the libuaii.so just built (not a second engine build).
 UAII_PREBUILT_DIR="$BUILD_DIR" CMAKE_CXX_COMPILER_LAUNCHER=ccache python3 -m pip install -q --disable-pip-version-check \
   --no-build-isolation -C build-dir="$(cd "$BUILD_DIR" && pwd)/python" ./bindings/python

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The installed C ABI as another project sees it (docs/c_api.md, "Installing"):
+# `cmake --install` into a scratch prefix, then examples/c/stream_reply.c built with
+# `pkg-config --cflags --libs uaii` alone and a CMake project using find_package(uaii),
+# each run against the tiny fixture model.
+#   install_test.sh BUILD_DIR SOURCE_DIR FIXTURE_MODEL
+set -euo pipefail
+BUILD=$1 SRC=$2 MODEL=$3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PREFIX="$TMP/prefix"
+cmake --install "$BUILD" --prefix "$PREFIX" --component uaii_capi >/dev/null
+LIBDIR=$(dirname "$(find "$PREFIX" -name 'libuaii.so.0' | head -1)")
+PC_DIR=$(dirname "$(find "$PREFIX" -name uaii.pc)")
+[ "$(PKG_CONFIG_PATH="$PC_DIR" pkg-config --modversion uaii)" = 0.4.0 ] || { echo "install: uaii.pc version" >&2; exit 1; }
+
+# 1. A C program with pkg-config's flags only (no path into the source tree or build).
+cc -std=c99 -Wall -Wextra -pedantic -Werror "$SRC/examples/c/stream_reply.c" -o "$TMP/stream_reply" \
+  $(PKG_CONFIG_PATH="$PC_DIR" pkg-config --cflags --libs uaii) -Wl,-rpath,"$LIBDIR"
+out=$("$TMP/stream_reply" "tok5 tok6" "$MODEL" 2>&1)
+grep -q "prompt tokens" <<<"$out" || { echo "install: pkg-config build did not run: $out" >&2; exit 1; }
+echo "install: pkg-config build ran: ${out##*$'\n'}"
+
+# 2. A CMake project with find_package(uaii 0.4 CONFIG REQUIRED) and uaii::uaii.
+mkdir -p "$TMP/consumer"
+cat >"$TMP/consumer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(uaii_consumer C)
+find_package(uaii 0.4 CONFIG REQUIRED)
+add_executable(version version.c)
+target_link_libraries(version PRIVATE uaii::uaii)
+CMAKE
+cat >"$TMP/consumer/version.c" <<'C'
+#include <stdio.h>
+#include "uaii.h"
+int main(void) {
+  printf("%s\n", uaii_capi_version_string());
+  return uaii_capi_version() == UAII_CAPI_VERSION ? 0 : 1;
+}
+C
+cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$TMP/consumer/build" >/dev/null
+[ "$("$TMP/consumer/build/version")" = 0.4.0 ] || { echo "install: find_package build gave another version" >&2; exit 1; }
+echo "install: find_package(uaii) build ran"
