@@ -47,6 +47,11 @@ TEST_CASE("hostile tokenizer.json files are refused by name", "[tokenizers][host
       {"duplicate_id", Bpe(R"("a":0,"b":0,"ab":2)", ""), R"(gives id 0 to both "a" and "b")"},
       {"negative_id", Bpe(R"("a":-1,"b":1)", ""), R"("a" has no valid id (-1 is outside)"},
       {"oversized_id", Bpe(R"("a":0,"b":2147483647)", ""), "2147483647 is outside [0, 50000000]"},
+      // fuzz_tokenizer_json (out of memory): one id of 33 333 218 in a 4 KB file sized a
+      // dense vocabulary of 33 million entries.
+      {"sparse_id", Bpe(R"("a":0,"b":33333218)", ""), "token id 33333218 is far beyond the 2 tokens"},
+      {"sparse_added_id", Bpe(ok_vocab, "", R"("added_tokens":[{"id":9000000,"content":"<x>","special":true}])"),
+       "token id 9000000 is far beyond the 4 tokens"},
       {"id_not_integer", Bpe(R"("a":"zero")", ""), "not an integer"},
       {"added_id_oversized",
        Bpe(ok_vocab, "", R"("added_tokens":[{"id":4294967296,"content":"<x>","special":true}])"),
