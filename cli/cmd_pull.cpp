@@ -87,7 +87,7 @@ int RunPull(int argc, char** argv) {
   o.includes = args->all("--include");
   o.outdir = args->get("--outdir");
   o.preset = args->get("--preset", "laptop");
-  o.progress = !args->has("--quiet");
+  o.progress = !args->has("--quiet") && !args->has("--json");  // --json: stdout and stderr stay plain
   if (const char* e = std::getenv("HF_ENDPOINT"); e && *e) o.endpoint = e;
   if (const char* t = std::getenv("HF_TOKEN"); t && *t) o.token = t;
   const bool json = args->has("--json");

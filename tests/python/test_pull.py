@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import socketserver
+import subprocess
 import threading
 import urllib.parse
 
@@ -353,3 +354,41 @@ def test_pull_does_not_send_the_token_to_a_redirect_target_on_another_host(uaii_
     assert p.returncode == 0, p.stderr
     assert hub.cdn_auth and all(a is None for a in hub.cdn_auth), hub.cdn_auth
     assert (out / "model.safetensors").read_bytes() == hub.repos["org/gated"]["model.safetensors"]
+
+
+def _pull_with_tty_stderr(uaii_bin, hub, *args):
+    """Runs `uaii pull` with stderr on a pseudo-terminal (where the progress bar draws)."""
+    import os
+    import pty
+    env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_TOKEN": "", "http_proxy": "", "https_proxy": "",
+           "HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "no_proxy": "127.0.0.1"}
+    master, slave = pty.openpty()
+    p = subprocess.Popen([str(uaii_bin), "pull", *map(str, args)], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    out = p.stdout.read().decode()
+    assert p.wait(timeout=120) == 0
+    return out, b"".join(chunks).decode(errors="replace")
+
+
+def test_pull_progress_bar_on_a_terminal_only(uaii_bin, hub, fixtures_dir, tmp_path):
+    hub.add_dir("org/llama", hf_fixture(fixtures_dir, "llama"))
+    _, err = _pull_with_tty_stderr(uaii_bin, hub, "org/llama", "--outdir", tmp_path / "a", "--include",
+                                   "model.safetensors")
+    # Per file: its name, a bar, bytes of the total, the rate and the time left.
+    assert "model.safetensors" in err and "[" in err and "%" in err and "MiB /" in err
+    assert "MiB/s ETA " in err, err
+    # --json (and --quiet) draw none, even on a terminal.
+    out, err = _pull_with_tty_stderr(uaii_bin, hub, "org/llama", "--outdir", tmp_path / "b", "--include",
+                                     "model.safetensors", "--json")
+    json.loads(out)
+    assert "MiB/s" not in err and "[#" not in err
