@@ -257,8 +257,10 @@ done:
 
 /* ---- session ---- */
 
+/* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch]. */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
-                                                           jint threads, jlong max_context, jboolean learn_calibration) {
+                                                           jint threads, jlong max_context, jboolean learn_calibration,
+                                                           jlongArray memory) {
   uaii_session_options o;
   uaii_session* session = NULL;
   uaii_status st;
@@ -271,6 +273,16 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
   o.threads = threads;
   o.max_context = max_context;
   o.learn_calibration = learn_calibration ? 1u : 0u;
+  {
+    jlong m[6];
+    (*env)->GetLongArrayRegion(env, memory, 0, 6, m);
+    o.preset = (uint32_t)m[0];
+    o.ram_budget_bytes = (uint64_t)m[1];
+    o.kv_window = m[2];
+    o.prefill_chunk = m[3];
+    o.moe_top_k = m[4];
+    o.moe_prefetch = m[5] ? 1u : 0u;
+  }
   st = uaii_session_create((const uaii_model*)from_handle(model), &o, &session);
   free(dev);
   if (st != UAII_OK) {
@@ -306,6 +318,130 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_generateDefaults(JNIEnv* env, jclas
   (*env)->SetIntArrayRegion(env, ints, 0, 3, i);
   (*env)->SetFloatArrayRegion(env, floats, 0, 6, f);
   return (jlong)o.seed;
+}
+
+/* ---- token-level control (0.4) ---- */
+
+JNIEXPORT jlong JNICALL Java_dev_uaii_Native_modelNVocab(JNIEnv* env, jclass cls, jlong h) {
+  (void)env, (void)cls;
+  return (jlong)uaii_model_n_vocab((const uaii_model*)from_handle(h));
+}
+
+JNIEXPORT jfloatArray JNICALL Java_dev_uaii_Native_sessionEval(JNIEnv* env, jclass cls, jlong h, jlong model,
+                                                               jintArray tokens, jboolean all_logits) {
+  jsize n = (*env)->GetArrayLength(env, tokens);
+  size_t vocab = uaii_model_n_vocab((const uaii_model*)from_handle(model));
+  size_t count = (all_logits ? (size_t)n : 1) * vocab;
+  jint* ids = (jint*)malloc((size_t)(n > 0 ? n : 1) * sizeof(jint));
+  float* logits = (float*)malloc(count * sizeof(float) + 1);
+  jfloatArray result = NULL;
+  uaii_status st;
+  (void)cls;
+  if (ids == NULL || logits == NULL) {
+    throw_oom(env);
+    goto done;
+  }
+  (*env)->GetIntArrayRegion(env, tokens, 0, n, ids);
+  st = uaii_session_eval((uaii_session*)from_handle(h), (const int32_t*)ids, (size_t)n,
+                         all_logits ? UAII_EVAL_ALL_LOGITS : 0u, logits, count, NULL);
+  if (st != UAII_OK) {
+    throw_status(env, st);
+    goto done;
+  }
+  result = (*env)->NewFloatArray(env, (jsize)count);
+  if (result != NULL) (*env)->SetFloatArrayRegion(env, result, 0, (jsize)count, logits);
+done:
+  free(ids);
+  free(logits);
+  return result;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionNPast(JNIEnv* env, jclass cls, jlong h) {
+  (void)env, (void)cls;
+  return (jlong)uaii_session_n_past((const uaii_session*)from_handle(h));
+}
+
+JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionMaxContext(JNIEnv* env, jclass cls, jlong h) {
+  (void)env, (void)cls;
+  return (jlong)uaii_session_max_context((const uaii_session*)from_handle(h));
+}
+
+JNIEXPORT void JNICALL Java_dev_uaii_Native_sessionTruncate(JNIEnv* env, jclass cls, jlong h, jlong n) {
+  uaii_status st = uaii_session_truncate((uaii_session*)from_handle(h), (int64_t)n);
+  (void)cls;
+  if (st != UAII_OK) throw_status(env, st);
+}
+
+/* The sampling fields as GenerateOptions carries them: ints [max_tokens, top_k, think],
+ * floats [temperature, top_p, min_p, repeat, presence, frequency]. */
+JNIEXPORT jlong JNICALL Java_dev_uaii_Native_samplerCreate(JNIEnv* env, jclass cls, jintArray ints, jfloatArray floats,
+                                                           jlong seed) {
+  uaii_generate_options o;
+  uaii_sampler* sampler = NULL;
+  uaii_status st;
+  jint i[3];
+  jfloat f[6];
+  (void)cls;
+  (*env)->GetIntArrayRegion(env, ints, 0, 3, i);
+  (*env)->GetFloatArrayRegion(env, floats, 0, 6, f);
+  uaii_generate_options_init(&o);
+  o.max_tokens = i[0], o.top_k = i[1], o.think = i[2];
+  o.temperature = f[0], o.top_p = f[1], o.min_p = f[2];
+  o.repeat_penalty = f[3], o.presence_penalty = f[4], o.frequency_penalty = f[5];
+  o.seed = (uint64_t)seed;
+  st = uaii_sampler_create(&o, &sampler);
+  if (st != UAII_OK) {
+    throw_status(env, st);
+    return 0;
+  }
+  return to_handle(sampler);
+}
+
+JNIEXPORT void JNICALL Java_dev_uaii_Native_samplerDestroy(JNIEnv* env, jclass cls, jlong h) {
+  (void)env, (void)cls;
+  uaii_sampler_destroy((uaii_sampler*)from_handle(h));
+}
+
+JNIEXPORT jint JNICALL Java_dev_uaii_Native_samplerSample(JNIEnv* env, jclass cls, jlong h, jfloatArray logits) {
+  jsize n = (*env)->GetArrayLength(env, logits);
+  jfloat* v = (*env)->GetFloatArrayElements(env, logits, NULL);
+  int32_t token = -1;
+  uaii_status st;
+  (void)cls;
+  if (v == NULL) return -1; /* OutOfMemoryError pending */
+  st = uaii_sampler_sample((uaii_sampler*)from_handle(h), v, (size_t)n, &token);
+  (*env)->ReleaseFloatArrayElements(env, logits, v, JNI_ABORT);
+  if (st != UAII_OK) throw_status(env, st);
+  return token;
+}
+
+JNIEXPORT void JNICALL Java_dev_uaii_Native_samplerAccept(JNIEnv* env, jclass cls, jlong h, jint token) {
+  uaii_status st = uaii_sampler_accept((uaii_sampler*)from_handle(h), token);
+  (void)cls;
+  if (st != UAII_OK) throw_status(env, st);
+}
+
+JNIEXPORT void JNICALL Java_dev_uaii_Native_samplerReset(JNIEnv* env, jclass cls, jlong h) {
+  uaii_status st = uaii_sampler_reset((uaii_sampler*)from_handle(h));
+  (void)cls;
+  if (st != UAII_OK) throw_status(env, st);
+}
+
+/* Returns the token; out_flags[0] receives the UAII_STEP_* flags. */
+JNIEXPORT jint JNICALL Java_dev_uaii_Native_sessionStep(JNIEnv* env, jclass cls, jlong h, jlong sampler,
+                                                        jintArray out_flags) {
+  int32_t token = -1;
+  uint32_t flags = 0;
+  jint f;
+  uaii_status st = uaii_session_step((uaii_session*)from_handle(h), (uaii_sampler*)from_handle(sampler), &token, &flags);
+  (void)cls;
+  if (st != UAII_OK) {
+    throw_status(env, st);
+    return -1;
+  }
+  f = (jint)flags;
+  (*env)->SetIntArrayRegion(env, out_flags, 0, 1, &f);
+  return token;
 }
 
 typedef struct sink_context {

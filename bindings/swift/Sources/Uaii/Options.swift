@@ -2,24 +2,47 @@
 // so they never drift from the C ABI), usage, stop reasons, events, chat messages.
 import CUaii
 
-/// How a session runs. Memory presets and KV windows are not implemented by the engine yet,
-/// so only the fields it honours are exposed.
+/// How a session runs: the C ABI's uaii_session_options (docs/c_api.md, "Session options"),
+/// with the library's defaults (uaii_session_options_init).
 public struct SessionOptions: Sendable {
+  /// Memory presets (docs/storage.md).
+  public enum Preset: UInt32, Sendable { case none = 0, laptop = 1, desktop = 2, server = 3, phone = 4 }
+
   /// "cpu" (default) or "auto".
   public var device: String = "cpu"
   /// <= 0: physical cores.
   public var threads: Int = 0
-  /// 0: the model's training context, capped at 4096.
+  /// 0: 4096, or the model's training context when smaller.
   public var maxContext: Int = 0
   /// Each generate / chat call teaches the storage calibration in $UAII_HOME what it read
   /// and how fast it decoded (the C ABI's `learn_calibration`; off by default).
   public var learnCalibration: Bool = false
+  /// The memory preset (default none: everything resident).
+  public var preset: Preset = .none
+  /// A RAM budget in bytes; 0: the preset's. Weights that do not fit stream from disk.
+  public var ramBudgetBytes: UInt64 = 0
+  /// Resident KV positions: -1 the preset's window, 0 unbounded, n > 0 n positions.
+  public var kvWindow: Int = -1
+  /// Tokens per forward pass during prefill (0: 512).
+  public var prefillChunk: Int = 512
+  /// Mixture-of-experts models: experts per token (0: the file's, exact).
+  public var moeTopK: Int = 0
+  /// Under a budget, read the next layer's experts ahead (results do not change).
+  public var moePrefetch: Bool = false
 
-  public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false) {
+  public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false,
+              preset: Preset = .none, ramBudgetBytes: UInt64 = 0, kvWindow: Int = -1, prefillChunk: Int = 512,
+              moeTopK: Int = 0, moePrefetch: Bool = false) {
     self.device = device
     self.threads = threads
     self.maxContext = maxContext
     self.learnCalibration = learnCalibration
+    self.preset = preset
+    self.ramBudgetBytes = ramBudgetBytes
+    self.kvWindow = kvWindow
+    self.prefillChunk = prefillChunk
+    self.moeTopK = moeTopK
+    self.moePrefetch = moePrefetch
   }
 }
 
@@ -40,18 +63,20 @@ public struct GenerateOptions: Sendable {
   /// Chat only: nil is the template's default.
   public var think: Bool?
 
-  /// The library's defaults (uaii_generate_options_init), with `maxTokens` overridable.
-  public init(maxTokens: Int? = nil, temperature: Float? = nil, seed: UInt64? = nil, stop: [String] = []) {
+  /// The library's defaults (uaii_generate_options_init) for every argument left nil.
+  public init(maxTokens: Int? = nil, temperature: Float? = nil, seed: UInt64? = nil, stop: [String] = [],
+              topK: Int? = nil, topP: Float? = nil, minP: Float? = nil, repeatPenalty: Float? = nil,
+              presencePenalty: Float? = nil, frequencyPenalty: Float? = nil) {
     var o = uaii_generate_options()
     uaii_generate_options_init(&o)
     self.maxTokens = maxTokens ?? Int(o.max_tokens)
     self.temperature = temperature ?? o.temperature
-    topK = Int(o.top_k)
-    topP = o.top_p
-    minP = o.min_p
-    repeatPenalty = o.repeat_penalty
-    presencePenalty = o.presence_penalty
-    frequencyPenalty = o.frequency_penalty
+    self.topK = topK ?? Int(o.top_k)
+    self.topP = topP ?? o.top_p
+    self.minP = minP ?? o.min_p
+    self.repeatPenalty = repeatPenalty ?? o.repeat_penalty
+    self.presencePenalty = presencePenalty ?? o.presence_penalty
+    self.frequencyPenalty = frequencyPenalty ?? o.frequency_penalty
     self.seed = seed ?? o.seed
     self.stop = stop
     think = o.think < 0 ? nil : o.think != 0

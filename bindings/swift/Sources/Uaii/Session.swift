@@ -20,6 +20,12 @@ public final class Session {
     o.threads = Int32(clamping: options.threads)
     o.max_context = Int64(options.maxContext)
     o.learn_calibration = options.learnCalibration ? 1 : 0
+    o.preset = options.preset.rawValue
+    o.ram_budget_bytes = options.ramBudgetBytes
+    o.kv_window = Int64(options.kvWindow)
+    o.prefill_chunk = Int64(options.prefillChunk)
+    o.moe_top_k = Int64(options.moeTopK)
+    o.moe_prefetch = options.moePrefetch ? 1 : 0
     var out: OpaquePointer?
     let status = options.device.withCString { device in
       o.device = device
@@ -64,6 +70,55 @@ public final class Session {
   public func chatStream(_ messages: [ChatMessage], toolsJSON: String? = nil,
                          options: GenerateOptions = GenerateOptions()) -> AsyncThrowingStream<Event, Error> {
     makeStream(.chat(Uaii.messagesJSON(messages), toolsJSON), options)
+  }
+
+  // MARK: Token-level control (uaii_session_eval / _truncate / _step)
+
+  /// Evaluates `tokens` at positions `nPast`..; returns the last row's logits (the model's
+  /// vocabulary size), or every row's, row-major, with `allLogits`. The last row is kept
+  /// for `step`. generate / chat afterwards reuse the cache exactly.
+  public func eval(_ tokens: [Int32], allLogits: Bool = false) throws -> [Float] {
+    let ticket = try core.begin()
+    defer { core.end(ticket, usage: nil) }
+    let vocab = uaii_model_n_vocab(model.handle)
+    var logits = [Float](repeating: 0, count: (allLogits ? tokens.count : 1) * vocab)
+    var len = 0
+    let status = tokens.withUnsafeBufferPointer { ids in
+      logits.withUnsafeMutableBufferPointer { out in
+        uaii_session_eval(core.handle, ids.baseAddress, ids.count, allLogits ? UInt32(UAII_EVAL_ALL_LOGITS) : 0,
+                          out.baseAddress, out.count, &len)
+      }
+    }
+    try check(status)
+    return logits
+  }
+
+  /// Positions the KV cache holds.
+  public var nPast: Int { Int(uaii_session_n_past(core.handle)) }
+  /// Positions the session can hold.
+  public var maxContext: Int { Int(uaii_session_max_context(core.handle)) }
+
+  /// Forgets positions >= n (0 <= n <= nPast).
+  public func truncate(_ n: Int) throws {
+    let ticket = try core.begin()
+    defer { core.end(ticket, usage: nil) }
+    try check(uaii_session_truncate(core.handle, Int64(n)))
+  }
+
+  /// Why a step's token was not evaluated.
+  public enum StepStop: Sendable, Equatable { case endOfGeneration, contextFull }
+
+  /// One token of a generation you drive: samples from the last evaluated row with `sampler`,
+  /// records it there and evaluates it unless `stop` says otherwise.
+  public func step(_ sampler: Sampler) throws -> (token: Int32, stop: StepStop?) {
+    let ticket = try core.begin()
+    defer { core.end(ticket, usage: nil) }
+    var token: Int32 = -1
+    var flags: UInt32 = 0
+    try check(uaii_session_step(core.handle, sampler.handle, &token, &flags))
+    if flags & UInt32(UAII_STEP_END_OF_GENERATION) != 0 { return (token, .endOfGeneration) }
+    if flags & UInt32(UAII_STEP_CONTEXT_FULL) != 0 { return (token, .contextFull) }
+    return (token, nil)
   }
 
   /// Forgets the conversation (the KV cache).

@@ -131,6 +131,67 @@ final class UaiiTests: XCTestCase {
     XCTAssertGreaterThan(reused.usage.cachedTokens, 0)
   }
 
+  func testStepLoopEqualsGenerateGreedyAndSampled() throws {
+    let tok = try model.tokenizer()
+    let prompt = "The capital of France is"
+    for options in [GenerateOptions(maxTokens: 10), GenerateOptions(maxTokens: 10, temperature: 0.8, seed: 11)] {
+      let want = try model.makeSession().generate(prompt, options: options)
+      let session = try model.makeSession()
+      let sampler = try Sampler(options: options)
+      XCTAssertThrowsError(try session.step(sampler)) { error in
+        XCTAssertEqual((error as! UaiiError).status, .invalidState)
+      }
+      let ids = try tok.encode(prompt, addSpecial: true)
+      let logits = try session.eval(ids)
+      XCTAssertEqual(logits.count, tok.vocabSize)  // Gemma 3: the model's vocabulary is the tokenizer's
+      XCTAssertEqual(session.nPast, ids.count)
+      var out: [Int32] = []
+      while out.count < options.maxTokens {
+        let (token, stop) = try session.step(sampler)
+        if stop == .endOfGeneration { break }
+        out.append(token)
+        if stop != nil { break }
+      }
+      XCTAssertEqual(try tok.decode(out), want.text)
+      XCTAssertEqual(out.count, want.usage.completionTokens)
+    }
+  }
+
+  func testEvalRowsTruncateAndSamplers() throws {
+    let tok = try model.tokenizer()
+    let ids = try tok.encode("Once upon a time", addSpecial: true)
+    let session = try model.makeSession(options: SessionOptions(maxContext: 64, prefillChunk: 2))
+    XCTAssertEqual(session.maxContext, 64)
+    let rows = try session.eval(ids, allLogits: true)
+    let vocab = rows.count / ids.count
+    try session.truncate(1)
+    XCTAssertEqual(session.nPast, 1)
+    let last = try session.eval(Array(ids[1...]))
+    let lastRowStart = (ids.count - 1) * vocab
+    XCTAssertEqual(last, Array(rows[lastRowStart..<rows.count]))  // rows are exact
+    XCTAssertThrowsError(try session.truncate(session.nPast + 1))
+    XCTAssertThrowsError(try session.eval([Int32(vocab)])) { error in
+      XCTAssertEqual((error as! UaiiError).status, .invalidArgument)
+    }
+    let greedy = try Sampler()
+    XCTAssertEqual(try greedy.sample([0.5, 3, -1, 3]), 1)
+    let penalized = try Sampler(options: GenerateOptions(repeatPenalty: 2))
+    try penalized.accept(1)
+    XCTAssertEqual(try penalized.sample([0.5, 3, -1, 2]), 3)
+    try penalized.reset()
+    XCTAssertEqual(try penalized.sample([0.5, 3, -1, 2]), 1)
+    XCTAssertThrowsError(try Sampler(options: GenerateOptions(topP: 1.5)))
+  }
+
+  func testMemoryOptionsReachTheEngine() throws {
+    // A budget far below the model's minimum is refused by name: the option got through.
+    XCTAssertThrowsError(try model.makeSession(options: SessionOptions(ramBudgetBytes: 1024))) { error in
+      XCTAssertEqual((error as! UaiiError).status, .outOfMemory, "\(error)")
+    }
+    let phone = try model.makeSession(options: SessionOptions(preset: .phone, kvWindow: 0, moeTopK: 0, moePrefetch: true))
+    XCTAssertFalse(try phone.generate("Hi", options: GenerateOptions(maxTokens: 2)).text.isEmpty)
+  }
+
   func testStreamMatchesGenerate() async throws {
     let expected = try model.makeSession().generate("Once upon a time", options: GenerateOptions(maxTokens: 12))
     let session = try model.makeSession()

@@ -30,9 +30,15 @@ class Model private constructor(handle: Long) : AutoCloseable {
   fun newSession(options: SessionOptions = SessionOptions()): Session =
     Session(
       Native.sessionCreate(
-        handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration
+        handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration,
+        options.memory()
       ),
       this)
+
+  /** Width of a logits row (the model's vocabulary; may exceed the tokenizer's). */
+  val nVocab: Long get() = Native.modelNVocab(handle.get())
+
+  internal fun rawHandle(): Long = handle.get()
 
   override fun close() = handle.close()
 }

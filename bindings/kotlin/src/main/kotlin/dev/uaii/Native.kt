@@ -36,12 +36,24 @@ internal object Native {
   @JvmStatic external fun tokenize(handle: Long, text: ByteArray, flags: Int): IntArray
   @JvmStatic external fun detokenize(handle: Long, ids: IntArray, flags: Int): ByteArray
 
+  /** memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1)]. */
   @JvmStatic external fun sessionCreate(
-    model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean
+    model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean, memory: LongArray
   ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)
   @JvmStatic external fun generateDefaults(ints: IntArray, floats: FloatArray): Long
+  @JvmStatic external fun modelNVocab(handle: Long): Long
+  @JvmStatic external fun sessionEval(handle: Long, model: Long, tokens: IntArray, allLogits: Boolean): FloatArray
+  @JvmStatic external fun sessionNPast(handle: Long): Long
+  @JvmStatic external fun sessionMaxContext(handle: Long): Long
+  @JvmStatic external fun sessionTruncate(handle: Long, n: Long)
+  @JvmStatic external fun sessionStep(handle: Long, sampler: Long, outFlags: IntArray): Int
+  @JvmStatic external fun samplerCreate(ints: IntArray, floats: FloatArray, seed: Long): Long
+  @JvmStatic external fun samplerDestroy(handle: Long)
+  @JvmStatic external fun samplerSample(handle: Long, logits: FloatArray): Int
+  @JvmStatic external fun samplerAccept(handle: Long, token: Int)
+  @JvmStatic external fun samplerReset(handle: Long)
   @JvmStatic external fun sessionRun(
     handle: Long, chat: Boolean, prompt: ByteArray, tools: ByteArray?, ints: IntArray, floats: FloatArray,
     seed: Long, stop: Array<ByteArray>, sink: NativeSink?, outStats: LongArray, outRates: DoubleArray

@@ -2,20 +2,37 @@
 // so they never drift from the C ABI), usage, events, chat messages.
 package dev.uaii
 
-/** How a session runs. Memory presets and KV windows are not implemented by the engine yet. */
+/** How a session runs: the C ABI's uaii_session_options (docs/c_api.md, "Session options"). */
 data class SessionOptions @JvmOverloads constructor(
   /** "cpu" (default) or "auto". */
   val device: String = "cpu",
   /** <= 0: physical cores. */
   val threads: Int = 0,
-  /** 0: the model's training context, capped at 4096. */
+  /** 0: 4096, or the model's training context when smaller. */
   val maxContext: Long = 0,
   /**
    * Each generate / chat call teaches the storage calibration in $UAII_HOME what it read and
    * how fast it decoded (the C ABI's `learn_calibration`; off by default).
    */
-  val learnCalibration: Boolean = false
-)
+  val learnCalibration: Boolean = false,
+  /** The memory preset (docs/storage.md); NONE keeps everything resident. */
+  val preset: Preset = Preset.NONE,
+  /** A RAM budget in bytes; 0: the preset's. Weights that do not fit stream from disk. */
+  val ramBudgetBytes: Long = 0,
+  /** Resident KV positions: -1 the preset's window, 0 unbounded, n > 0 n positions. */
+  val kvWindow: Long = -1,
+  /** Tokens per forward pass during prefill (0: 512). */
+  val prefillChunk: Long = 512,
+  /** Mixture-of-experts models: experts per token (0: the file's, exact). */
+  val moeTopK: Long = 0,
+  /** Under a budget, read the next layer's experts ahead (results do not change). */
+  val moePrefetch: Boolean = false
+) {
+  enum class Preset(val code: Int) { NONE(0), LAPTOP(1), DESKTOP(2), SERVER(3), PHONE(4) }
+
+  internal fun memory() = longArrayOf(preset.code.toLong(), ramBudgetBytes, kvWindow, prefillChunk, moeTopK,
+                                      if (moePrefetch) 1L else 0L)
+}
 
 internal object Defaults {
   // The header's documented defaults, used only when the library cannot load (the load

@@ -56,6 +56,43 @@ class Session internal constructor(handle: Long, /** Kept alive by the session. 
   /** Forgets the conversation (the KV cache). */
   fun reset() = exclusive { Native.sessionReset(handle.get()) }
 
+  // Token-level control (uaii_session_eval / _truncate / _step).
+
+  /**
+   * Evaluates [tokens] at positions [nPast].. and returns the last row's logits (the model's
+   * vocabulary), or every row's, row-major, with [allLogits]. The last row is kept for [step];
+   * generate / chat afterwards reuse the cache exactly.
+   */
+  @JvmOverloads
+  fun eval(tokens: IntArray, allLogits: Boolean = false): FloatArray =
+    exclusive { Native.sessionEval(handle.get(), model.rawHandle(), tokens, allLogits) }
+
+  /** Positions the KV cache holds. */
+  val nPast: Long get() = Native.sessionNPast(handle.get())
+  /** Positions the session can hold. */
+  val maxContext: Long get() = Native.sessionMaxContext(handle.get())
+
+  /** Forgets positions >= [n] (0 <= n <= nPast). */
+  fun truncate(n: Long) = exclusive { Native.sessionTruncate(handle.get(), n) }
+
+  /** A step's token, and why it was not evaluated (null: it was). */
+  data class Step(val token: Int, val stop: StepStop?)
+  enum class StepStop { END_OF_GENERATION, CONTEXT_FULL }
+
+  /**
+   * One token of a generation you drive: samples from the last evaluated row with [sampler],
+   * records it there and evaluates it unless [Step.stop] says otherwise.
+   */
+  fun step(sampler: Sampler): Step = exclusive {
+    val flags = IntArray(1)
+    val token = Native.sessionStep(handle.get(), sampler.rawHandle(), flags)
+    Step(token, when {
+      flags[0] and 1 != 0 -> StepStop.END_OF_GENERATION
+      flags[0] and 2 != 0 -> StepStop.CONTEXT_FULL
+      else -> null
+    })
+  }
+
   /** Cancels a running stream, waits for a running call, then frees the session. */
   override fun close() {
     stream?.close()

@@ -274,4 +274,62 @@ class UaiiTest {
     assertEquals("[{\"role\":\"user\",\"content\":\"a \\\"q\\\"\\n\\u0001é\"}]",
       ChatMessage.toJson(listOf(ChatMessage.user("a \"q\"\n\u0001é"))))
   }
+
+  @Test fun stepLoopEqualsGenerateGreedyAndSampled() {
+    val prompt = "The capital of France is"
+    model.tokenizer().use { tok ->
+      for (options in listOf(GenerateOptions(maxTokens = 10), GenerateOptions(maxTokens = 10, temperature = 0.8f, seed = 11))) {
+        val want = model.newSession().use { it.generate(prompt, options) }
+        model.newSession().use { s ->
+          Sampler(options).use { sampler ->
+            val e = assertThrows<UaiiException> { s.step(sampler) }
+            assertEquals(Status.INVALID_STATE, e.status)
+            val ids = tok.encode(prompt, addSpecial = true)
+            assertEquals(model.nVocab, s.eval(ids).size.toLong())
+            assertEquals(ids.size.toLong(), s.nPast)
+            val out = ArrayList<Int>()
+            while (out.size < options.maxTokens) {
+              val step = s.step(sampler)
+              if (step.stop == Session.StepStop.END_OF_GENERATION) break
+              out.add(step.token)
+              if (step.stop != null) break
+            }
+            assertEquals(want.text, tok.decode(out.toIntArray()))
+            assertEquals(want.usage.completionTokens, out.size.toLong())
+          }
+        }
+      }
+    }
+  }
+
+  @Test fun evalRowsTruncateSamplersAndMemoryOptions() {
+    model.tokenizer().use { tok ->
+      val ids = tok.encode("Once upon a time", addSpecial = true)
+      model.newSession(SessionOptions(maxContext = 64, prefillChunk = 2)).use { s ->
+        assertEquals(64L, s.maxContext)
+        val rows = s.eval(ids, allLogits = true)
+        val vocab = rows.size / ids.size
+        s.truncate(1)
+        assertEquals(1L, s.nPast)
+        val last = s.eval(ids.copyOfRange(1, ids.size))
+        assertArrayEquals(rows.copyOfRange((ids.size - 1) * vocab, rows.size), last, 0f)  // rows are exact
+        assertThrows<UaiiException> { s.truncate(s.nPast + 1) }
+        assertEquals(Status.INVALID_ARGUMENT, assertThrows<UaiiException> { s.eval(intArrayOf(vocab)) }.status)
+      }
+    }
+    Sampler().use { assertEquals(1, it.sample(floatArrayOf(0.5f, 3f, -1f, 3f))) }
+    Sampler(GenerateOptions(repeatPenalty = 2f)).use {
+      it.accept(1)
+      assertEquals(3, it.sample(floatArrayOf(0.5f, 3f, -1f, 2f)))
+      it.reset()
+      assertEquals(1, it.sample(floatArrayOf(0.5f, 3f, -1f, 2f)))
+    }
+    assertThrows<UaiiException> { Sampler(GenerateOptions(topP = 1.5f)) }
+    // A budget far below the model's minimum is refused by name: the memory options get through.
+    assertEquals(Status.OUT_OF_MEMORY,
+      assertThrows<UaiiException> { model.newSession(SessionOptions(ramBudgetBytes = 1024)) }.status)
+    model.newSession(SessionOptions(preset = SessionOptions.Preset.PHONE, kvWindow = 0, moePrefetch = true)).use {
+      assertFalse(it.generate("Hi", GenerateOptions(maxTokens = 2)).text.isEmpty())
+    }
+  }
 }
