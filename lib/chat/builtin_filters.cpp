@@ -196,10 +196,22 @@ Value IndentFilter(Interpreter&, const Value& v, CallArgs& a) {
   if (!cur.empty()) lines.push_back(cur);
   std::string rv;
   if (blank) {
-    for (size_t i = 0; i < lines.size(); ++i) rv += (i ? "\n" + ind : "") + lines[i];
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i) {
+        rv += '\n';
+        rv += ind;
+      }
+      rv += lines[i];
+    }
   } else {
     rv = lines.empty() ? "" : lines[0];
-    for (size_t i = 1; i < lines.size(); ++i) rv += "\n" + (lines[i].empty() ? "" : ind + lines[i]);
+    for (size_t i = 1; i < lines.size(); ++i) {
+      rv += '\n';
+      if (!lines[i].empty()) {
+        rv += ind;
+        rv += lines[i];
+      }
+    }
   }
   if (first) rv = ind + rv;
   return Value::String(rv);
