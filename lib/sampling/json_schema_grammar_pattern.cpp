@@ -168,7 +168,7 @@ class PatternConverter {
     } catch (const std::logic_error&) {
       throw Unsupported("invalid number in curly brackets");
     }
-    if (min_times < 0 || max_times < 0) throw Unsupported("negative repetition count");
+    if (min_times < 0 || max_times < 0) throw Invalid("negative repetition count");  // llama.cpp writes an unparsable {-1}
     const int64_t limit = JsonSchemaLimits::kMaxRepetition;
     if (min_times > limit || (max_times != std::numeric_limits<int>::max() && max_times > limit))
       throw SchemaError(StrCat("pattern repetition {", inner, "} exceeds the limit of ", limit));

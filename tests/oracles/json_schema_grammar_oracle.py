@@ -17,8 +17,10 @@ $UAII_LLAMA_CPP_SDIST or ~/.cache/uaii/downloads/llama_cpp_python-0.3.36.tar.gz)
   python3 tests/oracles/json_schema_grammar_oracle.py   (writes tests/golden/json_schema_grammar.json)
 """
 import ctypes
+import hashlib
 import json
 import os
+import random
 import subprocess
 import sys
 import tarfile
@@ -312,6 +314,108 @@ CASES = [
 ]
 
 
+# A seeded random corpus on top (grammar text only, as SHA-256, to keep the golden small):
+# schemas combining the keywords above at random, nested, with $defs, recursion and the
+# odd names and patterns that test rule naming, escaping and the regex subset.
+RANDOM_SEED, RANDOM_COUNT = 28, 600
+RANDOM_NAMES = ["a", "b", "id", "name", "root", "string", "space", "dot", "a-b", "", "x y", "\u00e9", "value",
+                "a-kv", "q\"", "and", "an", "char", "date", "[k]", "\\", "-"]
+RANDOM_PATTERNS = ["^[a-z]+$", "^a{2,3}b?$", "^(ab|cd)*$", "^\\d+$", "^.{1,3}$", "^(?:x|y)+z$", "^[^\"]*$", "^a\\.b$",
+                   "^((a))$", "^a{,2}$", "^a{3}$", "^(a|)$", "abc", "^$", "^a|b$", "^[\\x41-\\x5A]$", "^\\w$", "^(a$",
+                   "^a)$", "^[a$", "^+$", "^a{x}$", "^\"q\"$", "^(a){2}(a){2}$", "^\\u00e9$", "^}$", "^a\\$", "^a{2,1}$"]
+TYPES = ["string", "number", "integer", "boolean", "null", "object", "array"]
+
+
+def random_schema(r, d=0):
+    k = r.randrange(26 if d < 4 else 12)
+    if k == 0:
+        return {}
+    if k == 1:
+        return {"type": r.choice(TYPES)}
+    if k == 2:
+        return {"type": r.sample(TYPES, r.randint(1, 3))}
+    if k == 3:
+        return {"enum": [r.choice(["a", 1, None, True, 1.5, {"k": [1]}, "\u00e9", "q\"", 1e20, -0.0, 0.1])
+                         for _ in range(r.randint(1, 4))]}
+    if k == 4:
+        return {"const": r.choice(["x", 2, [1, {"a": None}], False, 0.25])}
+    if k == 5:
+        keys = r.sample(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"], r.randint(1, 3))
+        return {"type": "integer", **{kk: r.choice([0, 1, 5, 9, 10, 17, 99, 100, 123, -1, -7, -10, -150, 2.5, 10 ** 6,
+                                                    -98765, 4294967296]) for kk in keys}}
+    if k == 6:
+        return {"type": "string", **{kk: r.choice([0, 1, 2, 5]) for kk in r.sample(["minLength", "maxLength"], r.randint(1, 2))}}
+    if k == 7:
+        return {"type": r.choice(["string", None]), "format": r.choice(["date", "time", "date-time", "uuid", "uuid3", "email"])}
+    if k in (8, 9):
+        return {**({"type": "string"} if k == 8 else {}), "pattern": r.choice(RANDOM_PATTERNS)}
+    if k in (10, 11, 12, 13):
+        props = {r.choice(RANDOM_NAMES): random_schema(r, d + 1) for _ in range(r.randint(0, 4))}
+        s = {"type": "object", "properties": props}
+        if r.random() < 0.6 and props:
+            s["required"] = r.sample(list(props), r.randint(0, len(props)))
+        if r.random() < 0.4:
+            s["additionalProperties"] = r.choice([True, False, random_schema(r, d + 1)])
+        if r.random() < 0.3:
+            del s["type"]
+        return s
+    if k == 14:
+        return {"additionalProperties": r.choice([True, False, random_schema(r, d + 1)])}
+    if k in (15, 16):
+        s = {"type": "array", "items": random_schema(r, d + 1)}
+        for kk in r.sample(["minItems", "maxItems"], r.randint(0, 2)):
+            s[kk] = r.randint(0, 4)
+        return s
+    if k == 17:
+        return {r.choice(["items", "prefixItems"]): [random_schema(r, d + 1) for _ in range(r.randint(0, 3))]}
+    if k in (18, 19):
+        return {r.choice(["anyOf", "oneOf"]): [random_schema(r, d + 1) for _ in range(r.randint(1, 3))]}
+    if k == 20:
+        return {"allOf": [random_schema(r, d + 1) for _ in range(r.randint(1, 3))]}
+    if k == 21:
+        return {"allOf": [{"anyOf": [random_schema(r, d + 1), random_schema(r, d + 1)]}, random_schema(r, d + 1)]}
+    if k == 22:
+        return {"type": "string", "allOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]}
+    if k == 23:
+        return {"$ref": r.choice(["#/$defs/A", "#/$defs/B", "#/definitions/C", "#/$defs/missing", "#"])}
+    if k == 24:
+        return {"minItems": r.randint(0, 3), "items": random_schema(r, d + 1)}
+    return {"type": "array", "maxItems": r.randint(0, 2)}
+
+
+def random_corpus():
+    """(schema text) for RANDOM_COUNT schemas; $defs A and C plain, B recursive through a property."""
+    r = random.Random(RANDOM_SEED)
+    out = []
+    while len(out) < RANDOM_COUNT:
+        s = random_schema(r)
+        if r.random() < 0.5:
+            s["$defs"] = {"A": random_schema(r, 2),
+                          "B": {"type": "object", "properties": {"n": {"$ref": "#/$defs/B"}, "v": random_schema(r, 3)}}}
+            s["definitions"] = {"C": random_schema(r, 3)}
+        out.append(json.dumps(s, ensure_ascii=r.random() < 0.5))
+    return out
+
+
+def has_rule_cycle(gbnf):
+    """Whether rules whose whole body is one other rule's name go round (x ::= y, y ::= x): what
+    llama.cpp writes for a $ref cycle with no schema in it. Its grammar loader refuses that (left
+    recursion) and uaii refuses the schema, so such schemas are left out of the random corpus."""
+    alias = {}
+    for line in gbnf.splitlines():
+        name, _, body = line.partition(" ::= ")
+        if body and all(ch.isalnum() or ch == "-" for ch in body):
+            alias[name] = body
+    for start in alias:
+        seen, at = set(), start
+        while at in alias and at not in seen:
+            seen.add(at)
+            at = alias[at]
+        if at in seen:
+            return True
+    return False
+
+
 def extract_sources(tmp):
     """vendor/llama.cpp's common/, include/, ggml/include/ and vendor/nlohmann/ plus the vocab, from the sdist."""
     want = ("/vendor/llama.cpp/common/", "/vendor/llama.cpp/include/", "/vendor/llama.cpp/ggml/include/",
@@ -414,6 +518,17 @@ def main():
                     entry["instances"].append(dict(text=inst, accepted=got))
                     n_inst += 1
             cases.append(entry)
+        randoms = random_corpus()
+        random_cases = []
+        for text, res in zip(randoms, convert_all(exe, randoms)):
+            if "gbnf" in res and has_rule_cycle(res["gbnf"]):
+                continue
+            entry = dict(schema=text)
+            if "error" in res:
+                entry["error"] = True
+            else:
+                entry["gbnf_sha256"] = hashlib.sha256(res["gbnf"].encode()).hexdigest()
+            random_cases.append(entry)
     for s in surprises:
         print("note: llama.cpp decided differently from the corpus' expectation:", s, file=sys.stderr)
     golden = dict(
@@ -422,13 +537,16 @@ def main():
         generator="tests/oracles/json_schema_grammar_oracle.py",
         llama_cpp_python=L.__version__,
         vocab=VOCAB,
-        cases=cases)
+        cases=cases,
+        random_seed=RANDOM_SEED,
+        random_cases=random_cases)
     path = os.path.join(ROOT, "tests", "golden", "json_schema_grammar.json")
     with open(path, "w") as f:
         json.dump(golden, f, indent=1, ensure_ascii=False)
         f.write("\n")
     print(f"wrote {path}: {len(cases)} schemas, {n_inst} instances, "
-          f"{sum('error' in c for c in cases)} error cases")
+          f"{sum('error' in c for c in cases)} error cases; {len(random_cases)} random schemas, "
+          f"{sum('error' in c for c in random_cases)} of them errors")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 // JsonSchemaToGbnf against llama.cpp (tests/golden/json_schema_grammar.json, written by
 // tests/oracles/json_schema_grammar_oracle.py from llama.cpp's own converter and grammar
-// sampler): for every schema, uaii converts exactly when llama.cpp does, and uaii's
-// grammar (through uaii's GrammarMatcher) accepts exactly the instances llama.cpp's
-// accepted. Then the errors and the limits against hostile schemas.
+// sampler): for every schema, uaii converts exactly when llama.cpp does, to the same
+// grammar text, and uaii's grammar (through uaii's GrammarMatcher) accepts exactly the
+// instances llama.cpp's accepted; a seeded random corpus by grammar digest. Then the
+// errors and the limits against hostile schemas.
 #include <filesystem>
 #include <memory>
 #include <fstream>
@@ -17,6 +18,7 @@
 #define UAII_HAVE_GRAMMAR_ENGINE 1
 #endif
 #include "sampling/json_schema_grammar.h"
+#include "util/sha256.h"
 #include "util/str_cat.h"
 
 using uaii::sampling::JsonSchemaLimits;
@@ -103,6 +105,26 @@ TEST_CASE("json schema grammar: converts as llama.cpp's converter does, grammar 
 #endif
 }
 
+TEST_CASE("json schema grammar: random schemas convert to llama.cpp's grammar text") {
+  const std::string text = ReadGolden();
+  simdjson::dom::parser parser;
+  simdjson::dom::element golden = parser.parse(text);
+  size_t n = 0;
+  for (simdjson::dom::element c : simdjson::dom::array(golden["random_cases"])) {
+    const std::string_view schema(c["schema"]);
+    INFO("schema " << schema);
+    auto got = JsonSchemaToGbnf(schema);
+    if (c["error"].error() == simdjson::SUCCESS) {
+      CHECK_FALSE(got.ok());
+    } else {
+      REQUIRE(got.ok());
+      CHECK(uaii::Sha256Hex(*got) == std::string_view(c["gbnf_sha256"]));
+    }
+    ++n;
+  }
+  CHECK(n >= 500);
+}
+
 TEST_CASE("json schema grammar: errors name their cause") {
   CHECK_THAT(ErrorOf(R"({"type": "string",)"), Catch::Contains("invalid JSON"));
   CHECK_THAT(ErrorOf(R"({"type": "string"} x)"), Catch::Contains("invalid JSON"));
@@ -122,6 +144,7 @@ TEST_CASE("json schema grammar: errors name their cause") {
   CHECK_THAT(ErrorOf(R"({"type": "array", "minItems": -1})"), Catch::Contains("minItems must be a non-negative integer"));
   CHECK_THAT(ErrorOf(R"({"type": "integer", "minimum": "3"})"), Catch::Contains("minimum must be a number"));
   CHECK_THAT(ErrorOf(R"({"enum": []})"), Catch::Contains("enum must be a non-empty array"));
+  CHECK_THAT(ErrorOf(R"({"type": "string", "pattern": "^a{-1}$"})"), Catch::Contains("negative repetition count"));
 }
 
 TEST_CASE("json schema grammar: hostile schemas give a clear error or a bounded grammar") {
