@@ -6,6 +6,7 @@
 // errors and the limits against hostile schemas.
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -123,6 +124,44 @@ TEST_CASE("json schema grammar: random schemas convert to llama.cpp's grammar te
     ++n;
   }
   CHECK(n >= 500);
+}
+
+TEST_CASE("json schema grammar: mutated schemas convert or fail cleanly") {
+  // Every golden schema cut, spliced and sprinkled with JSON punctuation: the result is a
+  // grammar or InvalidArgument, never a crash (run under the sanitizer builds too).
+  const std::string text = ReadGolden();
+  simdjson::dom::parser parser;
+  simdjson::dom::element golden = parser.parse(text);
+  std::mt19937 rng(28);
+  const std::string_view punct = "{}[]\":,0-1e\\ ";
+  size_t n_ok = 0, n_failed = 0;
+  for (simdjson::dom::element c : simdjson::dom::array(golden["cases"])) {
+    const std::string schema{std::string_view(c["schema"])};
+    for (int round = 0; round < 30; ++round) {
+      std::string m = schema;
+      for (int edits = 1 + rng() % 3; edits > 0 && !m.empty(); --edits) {
+        const size_t at = rng() % m.size(), len = 1 + rng() % 8;
+        switch (rng() % 3) {
+          case 0: m.erase(at, len); break;
+          case 1: m.insert(at, m.substr(rng() % m.size(), len)); break;
+          default: m.insert(m.begin() + at, punct[rng() % punct.size()]);
+        }
+      }
+      auto g = JsonSchemaToGbnf(m);
+      if (g.ok()) {
+        ++n_ok;
+#ifdef UAII_HAVE_GRAMMAR_ENGINE
+        (void)uaii::sampling::ParseGbnf(*g);  // may refuse (left recursion), must not crash
+#endif
+      } else {
+        INFO(m);
+        CHECK(g.status().code() == absl::StatusCode::kInvalidArgument);
+        ++n_failed;
+      }
+    }
+  }
+  CHECK(n_ok > 100);
+  CHECK(n_failed > 100);
 }
 
 TEST_CASE("json schema grammar: errors name their cause") {
