@@ -54,6 +54,11 @@ struct SessionOptions {
   // Under a budget, read ahead the experts the next MoE layer chose for the previous
   // token while a layer computes (a background thread; results do not change).
   bool moe_prefetch = false;
+  // Called while Session::Create prepares the model's weights — reads the pinned ones
+  // under a budget, builds the CPU kernels' interleaved copies without one: the slow part
+  // of opening a large model — with the bytes done of the total, after each weight. Never concurrently (calls are serialized), never
+  // after Create returns. Empty: no calls. The CLI draws its load progress bar with it.
+  std::function<void(uint64_t done_bytes, uint64_t total_bytes)> on_load_progress = nullptr;
 };
 
 // What the storage engine did so far (all zero without a budget).

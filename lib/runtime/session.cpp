@@ -64,14 +64,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   impl->opts.threads = impl->plan.threads;
   if (impl->plan.use_storage) {
     auto sw = runtime::StreamedWeights::Create(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights, impl->plan.inputs,
-                                               impl->plan.storage);
+                                               impl->plan.storage, options.on_load_progress);
     if (!sw.ok()) return sw.status();
     impl->storage = *std::move(sw);
   }
   impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
   // Weights through the mapping on the CPU: interleaved copies for its group kernels.
   if (!impl->plan.use_storage && impl->backend == &backends::Cpu()) {
-    if (auto st = ModelInternals::Of(*model).weights->PrepareInterleaved(ModelInternals::Of(*model).graph, impl->pool.get()); !st.ok()) return st;
+    if (auto st = ModelInternals::Of(*model).weights->PrepareInterleaved(ModelInternals::Of(*model).graph, impl->pool.get(),
+                                                                    options.on_load_progress);
+        !st.ok())
+      return st;
   }
   impl->workspace = impl->program->NewWorkspace();
   // The KV cache lives in the backend's memory; its cell policy (window, sinks) is ours.

@@ -45,8 +45,15 @@ storage::PlanInputs PlanInputsFromGraph(const ir::Graph& g, const WeightSet& wei
 absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const ir::Graph& g,
                                                                          const WeightSet& weights,
                                                                          const storage::PlanInputs& inputs,
-                                                                         const storage::StoragePlan& plan) {
+                                                                         const storage::StoragePlan& plan,
+                                                                         const std::function<void(uint64_t, uint64_t)>& progress) {
   auto sw = std::unique_ptr<StreamedWeights>(new StreamedWeights());
+  // Load progress: the bytes the pinned weights read from the file (the slow part).
+  uint64_t pin_total = 0, pin_done = 0;
+  for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+    const BoundWeight* w = weights.Find(inputs.tensors[i].name);
+    if (w && !w->file.empty() && plan.residency[i] == storage::Residency::kPinned) pin_total += w->bytes;
+  }
   std::vector<std::vector<unsigned char>> cached_before;  // per file index
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < inputs.tensors.size(); ++i) index[inputs.tensors[i].name] = i;
@@ -89,6 +96,8 @@ absl::StatusOr<std::unique_ptr<StreamedWeights>> StreamedWeights::Create(const i
           return st;
         e.interleaved = true;
       }
+      pin_done += w->bytes;
+      if (progress) progress(pin_done, pin_total);
     }
     sw->entries_.emplace(w, std::move(e));
   }

@@ -9,6 +9,7 @@
 // (kernels/matmul.h), so computing rows [r0, r1) from a slice gives the same bits as
 // the whole matrix. An embedding lookup reads only the rows it needs.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,7 +34,8 @@ class StreamedWeights : public WeightSource {
   // pinned tensors now.
   static absl::StatusOr<std::unique_ptr<StreamedWeights>> Create(const ir::Graph& g, const WeightSet& weights,
                                                                  const storage::PlanInputs& inputs,
-                                                                 const storage::StoragePlan& plan);
+                                                                 const storage::StoragePlan& plan,
+                                                                 const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
 
   const uint8_t* Resident(const BoundWeight& w) const override;
   absl::StatusOr<Matrix> Held(const BoundWeight& w) const override;

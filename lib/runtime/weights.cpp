@@ -1,5 +1,7 @@
 #include "runtime/weights.h"
 
+#include <mutex>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -59,7 +61,8 @@ void WeightSet::Adopt(std::map<std::string, BoundWeight> weights, std::vector<st
   owners_.insert(owners_.end(), std::make_move_iterator(owners.begin()), std::make_move_iterator(owners.end()));
 }
 
-absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const {
+absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool,
+                                           const std::function<void(uint64_t, uint64_t)>& progress) const {
   // Weights some matmul reads and no op reads element-wise (an embedding lookup on
   // the same table, as with tied heads, reads the interleaved copy too).
   std::map<std::string, std::pair<bool, bool>> use;  // name -> (matmul, element-wise)
@@ -94,6 +97,9 @@ absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool)
   if (total && !arena)
     return absl::ResourceExhaustedError(StrCat("cannot map ", total, " bytes for the interleaved weight copies"));
   std::vector<absl::Status> status(todo.size());
+  std::mutex progress_mu;
+  uint64_t done_bytes = 0, total_bytes = 0;
+  for (const BoundWeight* w : todo) total_bytes += w->bytes;
   auto run = [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const BoundWeight& w = *todo[static_cast<size_t>(i)];
@@ -111,6 +117,11 @@ absl::Status WeightSet::PrepareInterleaved(const ir::Graph& g, ThreadPool* pool)
         w.interleaved->bytes = std::move(bytes);
         w.interleaved->data.store(w.interleaved->bytes.get(), std::memory_order_release);
       });
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        done_bytes += w.bytes;
+        progress(done_bytes, total_bytes);
+      }
     }
   };
   if (pool != nullptr && pool->num_threads() > 1) pool->ParallelFor(static_cast<int64_t>(todo.size()), run, 1);

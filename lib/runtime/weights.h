@@ -6,6 +6,7 @@
 // Binding touches no tensor bytes: under a memory budget the storage engine
 // (runtime/streamed_weights.h) reads them from `file` at `offset` instead.
 #pragma once
+#include <functional>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -59,7 +60,9 @@ class WeightSet {
   // once) and releases the mapped pages they were read from, so resident memory
   // stays one copy of the weights. For sessions that read weights through the
   // mapping (no storage plan): llama.cpp's CPU backend repacks at load the same way.
-  absl::Status PrepareInterleaved(const ir::Graph& g, ThreadPool* pool) const;
+  // progress (may be empty): bytes copied of the total, after each weight, serialized.
+  absl::Status PrepareInterleaved(const ir::Graph& g, ThreadPool* pool,
+                                  const std::function<void(uint64_t, uint64_t)>& progress = nullptr) const;
   // Adds weights bound elsewhere (declared views, runtime/view_weights.h); `owners`
   // keep their bytes (mappings, converted copies) alive as long as the set.
   void Adopt(std::map<std::string, BoundWeight> weights, std::vector<std::shared_ptr<const void>> owners);

@@ -1,5 +1,7 @@
 """`uaii generate` end to end on the default model and a tiny fixture."""
 import json
+import os
+import subprocess
 
 import jsonschema
 
@@ -114,3 +116,39 @@ def test_generate_context_past_the_model_maximum_is_an_error(uaii_bin, fixtures_
     doc = json.loads(p.stdout)
     assert doc["stop_reason"] in ("context_full", "eos")
     assert doc["usage"]["prompt_tokens"] + doc["usage"]["completion_tokens"] <= 257
+
+
+def _generate_with_tty_stderr(uaii_bin, *args):
+    """`uaii generate ARGS` with stderr on a pseudo-terminal: (stdout, what the terminal showed)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([str(uaii_bin), "generate", *map(str, args)], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    out = p.stdout.read().decode()
+    assert p.wait(timeout=300) == 0
+    return out, b"".join(chunks).decode(errors="replace")
+
+
+def test_load_progress_bar_on_a_terminal_only(uaii_bin, default_model):
+    # The default model's quantized weights get the CPU kernels' interleaved copies at
+    # load: a bar with the bytes done of the total while they are made.
+    _, err = _generate_with_tty_stderr(uaii_bin, "--model", default_model, "-p", "Hi", "--max-tokens", "1")
+    assert "loading gemma-3-270m-q4_k_m.gguf" in err and "MiB /" in err and "%" in err, err
+    out, err = _generate_with_tty_stderr(uaii_bin, "--model", default_model, "-p", "Hi", "--max-tokens", "1",
+                                         "--json")
+    json.loads(out)
+    assert "loading " not in err
+    # Not a terminal: no bar either.
+    r = subprocess.run([str(uaii_bin), "generate", "--model", str(default_model), "-p", "Hi", "--max-tokens", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "loading " not in r.stderr
