@@ -181,6 +181,7 @@ class Parser {
     Sequence seq;
     size_t last_start = 0;  // the items the next repetition operator applies to
     bool have_last = false;
+    uint64_t n_prev_rules = 1;  // llama.cpp's count of the rules the last item stands for
     while (!AtEnd()) {
       const char c = Peek();
       const size_t item_start = seq.size();
@@ -220,6 +221,7 @@ class Parser {
         if (depth >= kMaxGroupNesting) return Error("groups nested too deeply");
         ++pos_;
         SkipSpace(true);
+        const size_t rules_before = rules_.size();
         const uint32_t saved_rule = current_rule_;
         absl::StatusOr<Alternatives> alts = ParseAlternatives(true, depth + 1);
         if (!alts.ok()) return alts.status();
@@ -227,42 +229,60 @@ class Parser {
         if (Peek() != ')') return Error("expecting ')'");
         ++pos_;
         seq.push_back({true, NewRule(*std::move(alts))});
+        last_start = item_start;
+        have_last = true;
+        n_prev_rules = std::max<uint64_t>(1, rules_.size() - rules_before);
+        SkipSpace(nested);
+        continue;
       } else if (c == '.') {
         ++pos_;
         seq.push_back({false, AddCharSet(CharSet{{}, true})});
       } else if (c == '*' || c == '+' || c == '?' || c == '{') {
         if (!have_last) return Error(StrCat("expecting an item before '", std::string(1, c), "'"));
-        uint32_t min = 0, max = 0;
+        uint64_t min = 0, max = 0;
         bool unbounded = false;
         ++pos_;
         if (c == '*') unbounded = true;
         else if (c == '+') min = 1, unbounded = true;
         else if (c == '?') max = 1;
         else {
-          SkipSpace(false);
-          absl::StatusOr<uint32_t> m = ParseInt();
+          SkipSpace(nested);
+          absl::StatusOr<uint64_t> m = ParseInt();
           if (!m.ok()) return m.status();
           min = max = *m;
-          SkipSpace(false);
+          SkipSpace(nested);
           if (Peek() == ',') {
             ++pos_;
-            SkipSpace(false);
+            SkipSpace(nested);
             if (Peek() >= '0' && Peek() <= '9') {
-              absl::StatusOr<uint32_t> n = ParseInt();
+              absl::StatusOr<uint64_t> n = ParseInt();
               if (!n.ok()) return n.status();
               max = *n;
-              if (max < min) return Error("repetition {m,n} with n < m");
             } else {
               unbounded = true;
             }
-            SkipSpace(false);
+            SkipSpace(nested);
           }
           if (Peek() != '}') return Error("expecting '}'");
           ++pos_;
         }
+        // llama.cpp's limits (MAX_REPETITION_THRESHOLD): a count m above it is an error,
+        // an upper bound n above it means no bound, and the rules a repetition multiplies
+        // (nested repetitions, a group's rules) may not pass it.
+        if (min > kMaxRepetition) return Error(StrCat("repetition count ", min, " above ", kMaxRepetition));
+        if (!unbounded && max > kMaxRepetition) unbounded = true;
+        if (!unbounded && max < min) return Error("repetition {m,n} with n < m");
+        const uint64_t total = !unbounded && max > 0 ? max : min > 0 ? min : 1;
+        if (n_prev_rules * total > kMaxRepetition) {
+          return Error(StrCat("repetitions multiply to ", n_prev_rules * total, " rules, above ", kMaxRepetition));
+        }
+        n_prev_rules *= total;
         Sequence item(seq.begin() + static_cast<ptrdiff_t>(last_start), seq.end());
         seq.resize(last_start);
-        if (absl::Status s = AppendRepetition(seq, std::move(item), min, max, unbounded); !s.ok()) return s;
+        if (absl::Status s = AppendRepetition(seq, std::move(item), static_cast<uint32_t>(min),
+                                              static_cast<uint32_t>(unbounded ? min : max), unbounded);
+            !s.ok())
+          return s;
         have_last = seq.size() > last_start;  // as in llama.cpp, "a**" repeats the repetition
         SkipSpace(nested);
         continue;
@@ -273,21 +293,22 @@ class Parser {
       }
       last_start = item_start;
       have_last = true;
+      n_prev_rules = 1;
       SkipSpace(nested);
     }
     return seq;
   }
 
-  absl::StatusOr<uint32_t> ParseInt() {
+  absl::StatusOr<uint64_t> ParseInt() {
     const size_t start = pos_;
     uint64_t v = 0;
     while (Peek() >= '0' && Peek() <= '9') {
       v = v * 10 + static_cast<uint64_t>(Peek() - '0');
-      if (v > kMaxRepetition) return Error(StrCat("repetition count above ", kMaxRepetition));
+      if (v > (uint64_t{1} << 40)) return Error("repetition count too large");
       ++pos_;
     }
     if (pos_ == start) return Error("expecting an integer");
-    return static_cast<uint32_t>(v);
+    return v;
   }
 
   absl::Status AppendRepetition(Sequence& seq, Sequence item, uint32_t min, uint32_t max, bool unbounded) {

@@ -54,7 +54,9 @@ struct Grammar {
 // Limits on a grammar text (hostile or runaway input): past them ParseGbnf fails.
 inline constexpr size_t kMaxGbnfBytes = 16u << 20;
 inline constexpr size_t kMaxGrammarElements = 4u << 20;
-inline constexpr uint32_t kMaxRepetition = 100000;  // m and n in {m,n}
+// llama.cpp's MAX_REPETITION_THRESHOLD: m in {m,n} at most this, n above it means no
+// bound, and nested repetitions may not multiply past it.
+inline constexpr uint64_t kMaxRepetition = 2000;
 inline constexpr int kMaxGroupNesting = 256;
 
 // InvalidArgument naming the line and column (and what was expected) for syntax errors;

@@ -108,7 +108,8 @@ TEST_CASE("grammar: errors name the cause and the place") {
   CHECK_THAT(ErrorOf("root ::= ( \"a\" "), Catch::Contains("expecting ')'"));
   CHECK_THAT(ErrorOf("root ::= * \"a\""), Catch::Contains("expecting an item before '*'"));
   CHECK_THAT(ErrorOf("root ::= \"a\"{3,1}"), Catch::Contains("n < m"));
-  CHECK_THAT(ErrorOf("root ::= \"a\"{1000000}"), Catch::Contains("repetition count above"));
+  CHECK_THAT(ErrorOf("root ::= \"a\"{2001}"), Catch::Contains("repetition count 2001 above 2000"));
+  CHECK_THAT(ErrorOf("root ::= \"a\"{40}{60}"), Catch::Contains("multiply to 2400 rules"));
   CHECK_THAT(ErrorOf("root ::= \"\\q\""), Catch::Contains("unknown escape"));
   CHECK_THAT(ErrorOf("root = \"a\""), Catch::Contains("expecting ::= at line 1, column 6"));
   CHECK_THAT(ErrorOf("root ::= \"a\"\n  ::= \"b\""), Catch::Contains("line 2"));
@@ -118,10 +119,18 @@ TEST_CASE("grammar: errors name the cause and the place") {
              Catch::Contains("nested too deeply"));
   // Repetitions that would expand past the element limit.
   std::string huge = "root ::=";
-  for (int i = 0; i < 50; ++i) huge += " \"a\"{99999}";
+  for (int i = 0; i < 2100; ++i) huge += " \"a\"{2000}";
   CHECK_THAT(ErrorOf(huge), Catch::Contains("elements after expanding"));
-  // Nested repetitions stay linear (the inner one becomes a rule): accepted.
-  CHECK(ParseGbnf("root ::= (\"a\"{9999}){9999}").ok());
+}
+
+TEST_CASE("grammar: llama.cpp's repetition limits") {
+  // A group repeated counts the group's rules once: accepted, as in llama.cpp.
+  auto g = MustParse("root ::= (\"a\"{40}){50}");
+  CHECK(Accepts(g, std::string(2000, 'a')));
+  CHECK_FALSE(Accepts(g, std::string(1999, 'a')));
+  // An upper bound above 2000 means none.
+  auto open = MustParse("root ::= \"b\"{0,5000}");
+  CHECK(Accepts(open, std::string(6000, 'b')));
 }
 
 TEST_CASE("grammar: a JSON-like recursive grammar") {
