@@ -16,6 +16,7 @@
 #include "uaii/calibration.h"
 #include "uaii/chat.h"
 #include "uaii/generation.h"
+#include "uaii/grammar.h"
 #include "uaii/inspect.h"
 #include "uaii/json_writer.h"
 #include "uaii/model_locator.h"
@@ -389,6 +390,7 @@ struct Request {
   uaii::sampling::SamplingParams sampling;
   std::vector<std::string> stop;
   std::optional<bool> think;
+  std::string grammar;  // GBNF (a json_schema converted); empty: none
 };
 
 uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r) {
@@ -414,6 +416,18 @@ uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r
   }
   if (o.think >= 0) r->think = o.think != 0;
   if (auto st = uaii::sampling::ValidateSamplingParams(s); !st.ok()) return FromStatus(st);
+  if (o.grammar != nullptr && o.json_schema != nullptr)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, "grammar and json_schema exclude each other");
+  if (o.json_schema != nullptr) {
+    auto g = uaii::JsonSchemaToGrammar(o.json_schema);
+    if (!g.ok()) return FromStatus(g.status());
+    r->grammar = *std::move(g);
+  } else if (o.grammar != nullptr) {
+    r->grammar = o.grammar;
+  }
+  if (!r->grammar.empty()) {
+    if (auto st = uaii::ValidateGrammar(r->grammar); !st.ok()) return FromStatus(st);
+  }
   return UAII_OK;
 }
 
@@ -512,6 +526,7 @@ uaii_status uaii_session_generate(uaii_session* session, const char* prompt, con
     gr.max_tokens = req.max_tokens;
     gr.sampling = req.sampling;
     gr.stop = req.stop;
+    gr.grammar = req.grammar;
     const uaii::StorageStats before = session->generator->session().storage_stats();
     auto g = session->generator->Run(gr, [&](uaii::TokenId, std::string_view text) {
       return text.empty() || Emit(on_event, user_data, UAII_EVENT_TEXT, text);
@@ -541,6 +556,7 @@ uaii_status uaii_session_chat(uaii_session* session, const char* messages_json, 
     turn.max_tokens = req.max_tokens;
     turn.sampling = req.sampling;
     turn.stop = req.stop;
+    turn.grammar = req.grammar;
     const uaii::StorageStats before = session->generator->session().storage_stats();
     auto r = session->chat->Run(turn, [&](const uaii::chat::OutputBlock& b) {
       switch (b.kind) {
@@ -607,9 +623,38 @@ uaii_status uaii_sampler_create(const uaii_generate_options* options, uaii_sampl
     UAII_REQUIRE_ARG(out_sampler != nullptr, "out_sampler is NULL");
     Request req;
     if (uaii_status st = ReadGenerateOptions(options, &req); st != UAII_OK) return st;
+    UAII_REQUIRE_ARG(req.grammar.empty(),
+                     "a grammar or json_schema needs the vocabulary: use uaii_sampler_create_constrained");
     auto s = uaii::TokenSampler::Create(req.sampling);
     if (!s.ok()) return FromStatus(s.status());
     *out_sampler = new uaii_sampler{*std::move(s)};
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_sampler_create_constrained(const uaii_tokenizer* vocabulary, const uaii_generate_options* options,
+                                            uaii_sampler** out_sampler) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(vocabulary != nullptr && out_sampler != nullptr, "vocabulary or out_sampler is NULL");
+    Request req;
+    if (uaii_status st = ReadGenerateOptions(options, &req); st != UAII_OK) return st;
+    auto s = uaii::TokenSampler::Create(req.sampling, *vocabulary->tok, req.grammar);
+    if (!s.ok()) return FromStatus(s.status());
+    *out_sampler = new uaii_sampler{*std::move(s)};
+    return UAII_OK;
+  })
+}
+
+int uaii_sampler_grammar_complete(const uaii_sampler* sampler) {
+  return sampler != nullptr && sampler->sampler->grammar_complete() ? 1 : 0;
+}
+
+uaii_status uaii_json_schema_to_grammar(const char* schema_json, char** out_gbnf) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(schema_json != nullptr && out_gbnf != nullptr, "schema_json or out_gbnf is NULL");
+    auto g = uaii::JsonSchemaToGrammar(schema_json);
+    if (!g.ok()) return FromStatus(g.status());
+    *out_gbnf = NewString(*g);
     return UAII_OK;
   })
 }
@@ -631,7 +676,7 @@ uaii_status uaii_sampler_accept(uaii_sampler* sampler, int32_t token) {
   UAII_CAPI_BODY({
     UAII_REQUIRE_ARG(sampler != nullptr, "sampler is NULL");
     UAII_REQUIRE_ARG(token >= 0, uaii::StrCat("token id ", token, " is negative"));
-    sampler->sampler->Accept(token);
+    if (absl::Status st = sampler->sampler->Accept(token); !st.ok()) return FromStatus(st);
     return UAII_OK;
   })
 }

@@ -234,6 +234,9 @@ typedef struct uaii_generate_options {
   const char* const* stop;  /* stop strings (not emitted), may be NULL */
   size_t n_stop;
   int32_t think;            /* chat only: -1 template default, 0 off, 1 on */
+  /* 0.4: structured output (docs/structured_output.md). At most one of the two; NULL: none. */
+  const char* grammar;      /* a GBNF grammar (llama.cpp's format, start rule `root`) */
+  const char* json_schema;  /* a JSON Schema: the output is a JSON document it allows */
 } uaii_generate_options;
 
 UAII_API void uaii_generate_options_init(uaii_generate_options* options);
@@ -333,6 +336,22 @@ UAII_API uaii_status uaii_session_truncate(uaii_session* session, int64_t n);
  * greedy). One thread at a time. */
 typedef struct uaii_sampler uaii_sampler;
 UAII_API uaii_status uaii_sampler_create(const uaii_generate_options* options, uaii_sampler** out_sampler);
+/* 0.4: a sampler constrained by the options' grammar or json_schema over `vocabulary`'s
+ * tokens (a model's tokenizer or one opened alone): it samples only tokens the grammar
+ * allows next, end-of-generation only where the grammar is complete, and
+ * uaii_sampler_accept follows the grammar (so only generated tokens go there; a token
+ * the grammar refuses is UAII_ERR_INVALID_ARGUMENT). uaii_sampler_create refuses options
+ * with a grammar, which needs the vocabulary. An invalid grammar or schema is
+ * UAII_ERR_INVALID_ARGUMENT naming the cause. */
+UAII_API uaii_status uaii_sampler_create_constrained(const uaii_tokenizer* vocabulary,
+                                                     const uaii_generate_options* options,
+                                                     uaii_sampler** out_sampler);
+/* 0.4: 1 when the tokens accepted so far form a whole sentence of the sampler's grammar,
+ * 0 when not or when it has none (or sampler is NULL). */
+UAII_API int uaii_sampler_grammar_complete(const uaii_sampler* sampler);
+/* 0.4: the GBNF grammar for a JSON Schema (what json_schema above uses), for reading or
+ * editing before passing it as `grammar`. *out_gbnf is freed with uaii_string_free(). */
+UAII_API uaii_status uaii_json_schema_to_grammar(const char* schema_json, char** out_gbnf);
 UAII_API void uaii_sampler_destroy(uaii_sampler* sampler);
 /* Picks a token from logits[0..n_logits) without recording it. A NaN or +inf logit,
  * or all -inf, is UAII_ERR_INVALID_ARGUMENT. */

@@ -28,6 +28,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "input_files.h"
 #include "line_reader.h"
 #include "storage_report.h"
 #include "uaii/chat.h"
@@ -43,6 +44,7 @@ constexpr char kUsage[] =
     "usage: uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]\n"
     "                 [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                 [--max-tokens N] [--max-context N] [--threads N]\n"
+    "                 [--grammar FILE.gbnf | --json-schema FILE.json] (the reply follows the grammar)\n"
     "       uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]\n"
     "       uaii chat -p TEXT [--json] [options]\n"
     "interactive commands: /reset (forget the conversation), /exit (or Ctrl-D); Ctrl-C stops a reply\n";
@@ -53,14 +55,6 @@ void OnInterrupt(int) { g_interrupted = true; }
 bool ParseInt(const std::string& s, int64_t* v) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat(what, " ", path, ": cannot open"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // One message as JSON: {"role": R, "content": C}.
@@ -283,7 +277,7 @@ int RunChat(int argc, char** argv) {
   for (auto& s : storage) av.push_back(s.data());
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
                         {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--max-tokens", "--max-context",
-                                    "--threads", "--messages", "--tools", "--prompt"},
+                                    "--threads", "--messages", "--tools", "--prompt", "--grammar", "--json-schema"},
                          .boolean = {"--think", "--no-think", "--json"}});
   auto usage = [](const std::string& why) {
     std::fprintf(stderr, "uaii chat: %s\n%s", why.c_str(), kUsage);
@@ -310,6 +304,9 @@ int RunChat(int argc, char** argv) {
   };
   ChatTurnRequest base;
   base.max_tokens = max_tokens;
+  auto grammar = GrammarFromArgs(*args);
+  if (!grammar.ok()) return fail(grammar.status());
+  base.grammar = *std::move(grammar);
   if (args->has("--think")) base.think = true;
   if (args->has("--no-think")) base.think = false;
   std::vector<std::string> scripted_messages;

@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "input_files.h"
 #include "storage_report.h"
 #include "uaii/generation.h"
 #include "uaii/json_writer.h"
@@ -28,6 +29,7 @@ constexpr char kUsage[] =
     "                     [--presence-penalty A] [--frequency-penalty F] [--seed S] [--stop TEXT]...\n"
     "                     [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
+    "                     [--grammar FILE.gbnf | --json-schema FILE.json] (output follows the grammar)\n"
     "                     [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
@@ -110,7 +112,7 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k", "--moe-prefetch"},
+                                    "--moe-top-k", "--moe-prefetch", "--grammar", "--json-schema"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
   const bool dry_run = args.ok() && args->has("--dry-run");
@@ -145,6 +147,8 @@ int RunGenerate(int argc, char** argv) {
     std::fprintf(stderr, "uaii generate: %s\n", std::string(st.message()).c_str());
     return 1;
   };
+  auto grammar = GrammarFromArgs(*args);
+  if (!grammar.ok()) return fail(grammar.status());
   auto path = ResolveModelPath(args->get("--model"));
   if (!path.ok()) return fail(path.status());
   auto model = Model::Load(*path);
@@ -174,6 +178,7 @@ int RunGenerate(int argc, char** argv) {
   req.max_tokens = max_tokens;
   req.sampling = *sampling;
   req.stop = args->all("--stop");
+  req.grammar = *std::move(grammar);
   auto result = (*gen)->Run(req, [&](TokenId, std::string_view text) {
     if (!json && !text.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);

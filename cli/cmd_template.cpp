@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "input_files.h"
 #include "uaii/chat.h"
 #include "uaii/model_locator.h"
 #include "uaii/tokenizer.h"
@@ -28,15 +29,6 @@ constexpr const char* kUsage =
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "uaii template: %s\n", msg.c_str());
   return 1;
-}
-
-// FILE's contents; NotFound naming it when it cannot be read.
-absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(std::string("cannot open ") + what + " file " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -59,12 +51,12 @@ int RunTemplate(int argc, char** argv) {
   if (!path.ok()) return Fail(std::string(path.status().message()));
 
   ChatRenderRequest req;
-  auto messages = ReadFile(args->get("--messages"), "messages");
+  auto messages = ReadFile(args->get("--messages"), "messages file");
   if (!messages.ok()) return Fail(std::string(messages.status().message()));
   req.messages_json = *std::move(messages);
   req.messages_origin = "messages file " + args->get("--messages");
   if (args->has("--tools")) {
-    auto tools = ReadFile(args->get("--tools"), "tools");
+    auto tools = ReadFile(args->get("--tools"), "tools file");
     if (!tools.ok()) return Fail(std::string(tools.status().message()));
     req.tools_json = *std::move(tools);
     req.tools_origin = "tools file " + args->get("--tools");

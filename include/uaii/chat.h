@@ -33,6 +33,7 @@ struct ChatTurnRequest {
   int64_t max_tokens = 512;
   sampling::SamplingParams sampling = sampling::SamplingParams::Greedy();
   std::vector<std::string> stop;
+  std::string grammar;  // GBNF the reply must follow (uaii/grammar.h); empty: none
 };
 
 // Sees each reply event as it streams: text / thinking deltas, whole tool calls and

@@ -22,6 +22,9 @@
 #include "uaii/token_sampler.h"
 
 namespace uaii {
+namespace sampling {
+class GrammarVocabulary;
+}
 
 struct GenerationRequest {
   std::vector<TokenId> prompt;            // the whole conversation so far, tokenized
@@ -29,6 +32,9 @@ struct GenerationRequest {
   sampling::SamplingParams sampling = sampling::SamplingParams::Greedy();
   std::vector<std::string> stop;          // stop strings; never emitted
   bool penalize_prompt = false;           // feed prompt tokens to the penalty window
+  // A GBNF grammar (uaii/grammar.h) the reply must follow; empty: unconstrained. The
+  // reply ends with end-of-generation only where the grammar is complete.
+  std::string grammar;
 };
 
 struct GenerationResult {
@@ -93,6 +99,8 @@ class Generator {
   std::unique_ptr<Session> session_;
   std::vector<TokenId> history_;
   std::vector<float> last_logits_;  // the last evaluated row, for Step (empty: none)
+  // The vocabulary as grammars see it, built on the first constrained request.
+  std::shared_ptr<const sampling::GrammarVocabulary> grammar_vocab_;
 };
 
 }  // namespace uaii

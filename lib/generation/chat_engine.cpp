@@ -116,6 +116,7 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
   gen.max_tokens = request.max_tokens;
   gen.sampling = request.sampling;
   gen.stop = request.stop;
+  gen.grammar = request.grammar;
   ChatTurnResult result;
   result.started_in_thinking = impl_->syntax.StartsInThinking(*prompt_text);
   chat::ChatOutputParser parser(impl_->syntax, result.started_in_thinking);

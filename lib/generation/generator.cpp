@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "generation/grammar_vocabulary.h"
 #include "sampling/sampler.h"
 #include "sampling/stop_matcher.h"
 #include "util/str_cat.h"
@@ -91,6 +92,13 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   if (!sampler.ok()) return sampler.status();
   auto stops = sampling::StopMatcher::Create(req.stop);
   if (!stops.ok()) return stops.status();
+  std::unique_ptr<sampling::GrammarConstraint> grammar;
+  if (!req.grammar.empty()) {
+    if (!grammar_vocab_) grammar_vocab_ = MakeGrammarVocabulary(session_->model().tokenizer());
+    auto g = MakeGrammarConstraint(req.grammar, grammar_vocab_);
+    if (!g.ok()) return g.status();
+    grammar = *std::move(g);
+  }
   const int64_t n_prompt = static_cast<int64_t>(req.prompt.size());
   if (n_prompt > session_->max_context())
     return absl::OutOfRangeError(StrCat("the prompt has ", n_prompt, " tokens; the context holds ",
@@ -129,8 +137,12 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   StreamDecoder decoder(model.tokenizer());
   r.stop = StopReason::kMaxTokens;
   while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
-    auto next = sampler->SampleAndAccept(logits);
+    auto next = sampler->Sample(logits, grammar.get());
     if (!next.ok()) return next.status();
+    if (grammar) {
+      if (absl::Status st = grammar->Accept(*next); !st.ok()) return st;
+    }
+    sampler->Accept(*next);
     if (model.IsEndOfGeneration(*next)) {
       r.stop = StopReason::kEndOfGeneration;
       break;

@@ -1,5 +1,7 @@
 #include "sampling/sampler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace uaii::sampling {
@@ -39,6 +41,20 @@ absl::StatusOr<int32_t> Sampler::Sample(std::span<const float> logits) {
     cur_.data[idx].p = 1.0f;
   }
   return cur_.data[idx].id;
+}
+
+absl::StatusOr<int32_t> Sampler::Sample(std::span<const float> logits, GrammarConstraint* grammar) {
+  if (grammar == nullptr) return Sample(logits);
+  absl::StatusOr<int32_t> first = Sample(logits);
+  if (!first.ok() || grammar->Allows(*first)) return first;
+  masked_.assign(logits.begin(), logits.end());
+  grammar->Mask(masked_);
+  if (!grammar->error().ok()) return grammar->error();
+  const bool any = std::any_of(masked_.begin(), masked_.end(), [](float l) { return !std::isinf(l) || l > 0; });
+  if (!any) {
+    return absl::FailedPreconditionError("grammar: no token of the vocabulary can continue the grammar here");
+  }
+  return Sample(masked_);
 }
 
 void Sampler::Accept(int32_t token) { window_.Push(token); }

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sampling/candidates.h"
+#include "sampling/grammar_constraint.h"
 #include "sampling/params.h"
 #include "sampling/penalty_window.h"
 #include "sampling/rng.h"
@@ -47,6 +48,14 @@ class Sampler {
   // +inf logit, all logits -inf.
   absl::StatusOr<int32_t> Sample(std::span<const float> logits);
 
+  // Sample under a grammar (nullptr: Sample above), the way llama.cpp's common_sampler_sample
+  // does it: the chain runs and draws as usual; when the grammar allows the token drawn it
+  // is the answer (one draw, one grammar check — the common case). Otherwise the logits are
+  // masked to the tokens the grammar allows and the chain runs and draws again (a second
+  // uniform number). Does not advance the grammar: Accept the token into it. Errors also:
+  // FailedPrecondition when the grammar allows no token of the vocabulary here.
+  absl::StatusOr<int32_t> Sample(std::span<const float> logits, GrammarConstraint* grammar);
+
   // Records a token in the penalty window (generated or prompt tokens).
   void Accept(int32_t token);
 
@@ -68,6 +77,7 @@ class Sampler {
   SamplingParams params_;
   Rng rng_;
   PenaltyWindow window_;
+  std::vector<float> masked_;  // the grammar-masked copy of the logits (reused)
   Candidates cur_;  // reused between calls to avoid reallocating a vocabulary-sized array
 };
 

@@ -37,6 +37,25 @@ typedef struct old_generate_options {
   int32_t max_tokens;
 } old_generate_options;
 
+/* uaii_generate_options as capi/uaii.h 0.3.0 declared it, before 0.4 appended grammar
+ * and json_schema. */
+typedef struct v03_generate_options {
+  uint32_t struct_size;
+  int32_t max_tokens;
+  float temperature;
+  int32_t top_k;
+  float top_p;
+  float min_p;
+  float repeat_penalty;
+  float presence_penalty;
+  float frequency_penalty;
+  uint32_t reserved;
+  uint64_t seed;
+  const char* const* stop;
+  size_t n_stop;
+  int32_t think;
+} v03_generate_options;
+
 typedef struct old_result {
   uint32_t struct_size;
   uint32_t stop_reason;
@@ -139,6 +158,18 @@ int main(int argc, char** argv) {
            ok ? "ABI growth: ok" : "ABI growth: MISMATCH");
   }
   ok = ok && sampler_from_old_options(model, &old_go, &go);
+  if (ok) {
+    /* 0.3.0's whole generate options: no grammar, the same reply. */
+    v03_generate_options v03_go;
+    char* v03_go_text = NULL;
+    memcpy(&v03_go, &go, sizeof v03_go);
+    v03_go.struct_size = sizeof v03_go;
+    res.struct_size = sizeof res;
+    ok = run(model, &so, (const uaii_generate_options*)&v03_go, &res, &v03_go_text) &&
+         strcmp(v03_go_text, new_text) == 0;
+    printf("0.3.0 generate options: %s\n", ok ? "ok" : "MISMATCH");
+    uaii_string_free(v03_go_text);
+  }
   uaii_string_free(old_text);
   uaii_string_free(new_text);
   uaii_string_free(v03_text);

@@ -42,3 +42,17 @@ cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" 
 cmake --build "$TMP/consumer/build" >/dev/null
 [ "$("$TMP/consumer/build/version")" = 0.4.0 ] || { echo "install: find_package build gave another version" >&2; exit 1; }
 echo "install: find_package(uaii) build ran"
+
+# 3. Structured output from the installed package alone: examples/c/json_output.c evaluates
+# the prompt, samples with its own chain under a JSON Schema one step at a time, and what
+# it prints must parse as JSON that the schema allows.
+cc -std=c99 -Wall -Wextra -pedantic -Werror "$SRC/examples/c/json_output.c" -o "$TMP/json_output" \
+  $(PKG_CONFIG_PATH="$PC_DIR" pkg-config --cflags --libs uaii) -Wl,-rpath,"$LIBDIR"
+SCHEMA='{"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 99}, "kind": {"enum": ["x", "y"]}}, "required": ["n", "kind"], "additionalProperties": false}'
+json=$("$TMP/json_output" "$SCHEMA" "tok5 tok6" "$MODEL")
+python3 - "$json" <<'PY' || { echo "install: json_output printed no valid document: $json" >&2; exit 1; }
+import json, sys
+doc = json.loads(sys.argv[1])
+assert set(doc) == {"n", "kind"} and 0 <= doc["n"] <= 99 and doc["kind"] in ("x", "y"), doc
+PY
+echo "install: json_output (a JSON Schema over the C ABI) printed $json"

@@ -52,6 +52,12 @@ void Apply(const SamplingArgs& a, Request* r) {
   if (a.presence_penalty) o.presence_penalty = static_cast<float>(*a.presence_penalty);
   if (a.frequency_penalty) o.frequency_penalty = static_cast<float>(*a.frequency_penalty);
   if (!a.seed.is_none()) o.seed = ToSeed(a.seed);
+  if (!a.grammar.is_none()) {
+    if (!py::isinstance<py::str>(a.grammar)) throw py::type_error("grammar must be a str (GBNF)");
+    r->grammar = NoNul("the grammar", EncodeUtf8(a.grammar));
+  }
+  if (!a.json_schema.is_none()) r->json_schema = ToJson("json_schema", a.json_schema);
+  if (r->grammar && r->json_schema) Fail(UAII_ERR_INVALID_ARGUMENT, "grammar and json_schema exclude each other");
   if (a.stop.is_none()) return;
   if (py::isinstance<py::str>(a.stop)) {  // one stop string, not its characters
     r->stop.push_back(NoNul("a stop string", EncodeUtf8(a.stop)));
@@ -84,6 +90,12 @@ SamplingArgs MakeSamplingArgs(std::optional<int64_t> max_tokens, std::optional<d
   return a;
 }
 
+SamplingArgs WithGrammar(SamplingArgs args, py::object grammar, py::object json_schema) {
+  args.grammar = std::move(grammar);
+  args.json_schema = std::move(json_schema);
+  return args;
+}
+
 Request Request::Generate(const py::object& prompt, const SamplingArgs& args) {
   if (!py::isinstance<py::str>(prompt)) throw py::type_error("prompt must be a str");
   Request r;
@@ -103,13 +115,20 @@ Request Request::Chat(const py::object& messages, const py::object& tools, std::
   return r;
 }
 
-Outcome RunRequest(uaii_session* session, const Request& request, uaii_event_fn on_event, void* user_data) {
-  // The options point at this call's stop strings.
+uaii_generate_options OptionsFor(const Request& request, std::vector<const char*>* stop) {
   uaii_generate_options o = request.options;
+  stop->clear();
+  for (const std::string& s : request.stop) stop->push_back(s.c_str());
+  o.stop = stop->empty() ? nullptr : stop->data();
+  o.n_stop = stop->size();
+  o.grammar = request.grammar ? request.grammar->c_str() : nullptr;
+  o.json_schema = request.json_schema ? request.json_schema->c_str() : nullptr;
+  return o;
+}
+
+Outcome RunRequest(uaii_session* session, const Request& request, uaii_event_fn on_event, void* user_data) {
   std::vector<const char*> stop;
-  for (const std::string& s : request.stop) stop.push_back(s.c_str());
-  o.stop = stop.empty() ? nullptr : stop.data();
-  o.n_stop = stop.size();
+  const uaii_generate_options o = OptionsFor(request, &stop);
 
   Outcome out;
   out.result.struct_size = sizeof(out.result);

@@ -24,7 +24,12 @@ struct SamplingArgs {
   std::optional<double> frequency_penalty;
   py::object seed = py::none();
   py::object stop = py::none();  // None, a str, or an iterable of str
+  py::object grammar = py::none();      // None or a GBNF str
+  py::object json_schema = py::none();  // None, a JSON Schema as a dict / bool, or its JSON text
 };
+
+// args with the structured-output keywords set (Session.generate / chat, uaii.Sampler).
+SamplingArgs WithGrammar(SamplingArgs args, py::object grammar, py::object json_schema);
 
 // The keywords as one SamplingArgs (Session.generate / chat, and uaii.Sampler with no
 // max_tokens or stop).
@@ -40,6 +45,8 @@ struct Request {
   std::optional<std::string> tools_json;
   uaii_generate_options options{};
   std::vector<std::string> stop;
+  std::optional<std::string> grammar;      // options.grammar points here when run
+  std::optional<std::string> json_schema;  // options.json_schema
 
   // Builds a request (raises InvalidArgumentError / TypeError on bad values).
   static Request Generate(const py::object& prompt, const SamplingArgs& args);
@@ -55,6 +62,10 @@ struct Outcome {
   uaii_generate_result result{};
   std::string text;
 };
+
+// The request's options with their pointers (stop strings, grammar) aimed at the
+// request's own storage, valid while `request` and `stop` live.
+uaii_generate_options OptionsFor(const Request& request, std::vector<const char*>* stop);
 
 // Runs the request on `session` (no Python, no GIL needed): streams through `on_event`
 // when it is not NULL.

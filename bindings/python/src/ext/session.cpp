@@ -174,6 +174,9 @@ Sampling keywords (None keeps the engine's default):
   presence_penalty (0), frequency_penalty (0), seed (42: the same seed
   reproduces a run), stop (a str or a list of str; the reply ends before the first
   one, which is not included).
+Structured output (at most one): grammar (a GBNF str, llama.cpp's format, start rule
+  root) or json_schema (a JSON Schema as a dict or JSON text): the reply follows it and
+  ends where it is complete (InvalidArgumentError for an invalid one).
 stream=False returns the reply as a str (session.last_result holds the usage);
 stream=True returns a uaii.Stream of uaii.Event, ending with a 'done' event.
 The GIL is released while the engine computes.
@@ -222,16 +225,19 @@ a context manager or call close().
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,
              std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
              std::optional<double> repeat_penalty, std::optional<double> presence_penalty,
-             std::optional<double> frequency_penalty, py::object seed, py::object stop, bool stream) {
-            Request r = Request::Generate(prompt, MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
-                                                       presence_penalty, frequency_penalty, seed, stop));
+             std::optional<double> frequency_penalty, py::object seed, py::object stop, py::object grammar,
+             py::object json_schema, bool stream) {
+            Request r = Request::Generate(
+                prompt, WithGrammar(MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                                     presence_penalty, frequency_penalty, seed, stop),
+                                    grammar, json_schema));
             return s.Run(std::move(r), stream);
           },
           py::arg("prompt"), py::kw_only(), py::arg("max_tokens") = py::none(), py::arg("temperature") = py::none(),
           py::arg("top_k") = py::none(), py::arg("top_p") = py::none(), py::arg("min_p") = py::none(),
           py::arg("repeat_penalty") = py::none(), py::arg("presence_penalty") = py::none(),
           py::arg("frequency_penalty") = py::none(), py::arg("seed") = py::none(), py::arg("stop") = py::none(),
-          py::arg("stream") = false,
+          py::arg("grammar") = py::none(), py::arg("json_schema") = py::none(), py::arg("stream") = false,
           (std::string(R"doc(
 Continues the raw `prompt` text (BOS as the model's metadata says). `prompt` is the
 whole text: the session reuses its KV cache for the longest prefix it already holds.
@@ -242,17 +248,20 @@ whole text: the session reuses its KV cache for the longest prefix it already ho
              std::optional<int64_t> max_tokens, std::optional<double> temperature, std::optional<int64_t> top_k,
              std::optional<double> top_p, std::optional<double> min_p, std::optional<double> repeat_penalty,
              std::optional<double> presence_penalty, std::optional<double> frequency_penalty, py::object seed,
-             py::object stop, bool stream) {
+             py::object stop, py::object grammar, py::object json_schema, bool stream) {
             Request r = Request::Chat(messages, tools, think,
-                                      MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
-                                           presence_penalty, frequency_penalty, seed, stop));
+                                      WithGrammar(MakeSamplingArgs(max_tokens, temperature, top_k, top_p, min_p,
+                                                                   repeat_penalty, presence_penalty, frequency_penalty,
+                                                                   seed, stop),
+                                                  grammar, json_schema));
             return s.Run(std::move(r), stream);
           },
           py::arg("messages"), py::arg("tools") = py::none(), py::kw_only(), py::arg("think") = py::none(),
           py::arg("max_tokens") = py::none(), py::arg("temperature") = py::none(), py::arg("top_k") = py::none(),
           py::arg("top_p") = py::none(), py::arg("min_p") = py::none(), py::arg("repeat_penalty") = py::none(),
           py::arg("presence_penalty") = py::none(), py::arg("frequency_penalty") = py::none(),
-          py::arg("seed") = py::none(), py::arg("stop") = py::none(), py::arg("stream") = false,
+          py::arg("seed") = py::none(), py::arg("stop") = py::none(), py::arg("grammar") = py::none(),
+          py::arg("json_schema") = py::none(), py::arg("stream") = false,
           (std::string(R"doc(
 One chat turn. `messages` is an OpenAI-style list of messages
 ([{"role": "user", "content": "..."}], or the same as a JSON string), `tools` a list

@@ -17,6 +17,11 @@ class Tokenizer {
   py::str Decode(const py::iterable& ids, bool skip_special) const;
   size_t VocabSize() const;
   void Close() { handle_.reset(); }
+  // The handle (raises InvalidStateError once closed).
+  const std::shared_ptr<TokenizerHandle>& handle() const {
+    Require(handle_, "the tokenizer");
+    return handle_;
+  }
   bool closed() const { return handle_ == nullptr; }
 
  private:

@@ -39,6 +39,7 @@ from ._uaii import (
     Tokenizer,
     Usage,
     capi_version,
+    json_schema_to_grammar,
 )
 from .openai_api import Model  # the extension's Model with the OpenAI-shaped calls
 
@@ -46,7 +47,7 @@ __version__ = "0.4.0"
 
 __all__ = [
     "Model", "Tokenizer", "Session", "Sampler", "Stream", "Event", "GenerateResult", "Usage",
-    "capi_version", "CAPI_VERSION", "__version__",
+    "capi_version", "json_schema_to_grammar", "CAPI_VERSION", "__version__",
     "UaiiError", "InvalidArgumentError", "BufferTooSmallError", "InvalidStateError", "NotFoundError",
     "IoError", "OutOfMemoryError", "InvalidModelError", "UnsupportedError", "BackendError",
     "CancelledError", "InternalError",

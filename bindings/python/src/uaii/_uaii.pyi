@@ -11,6 +11,7 @@ EventKind = Literal["text", "thinking", "tool_call", "error", "done"]
 StopReason = Literal["end_of_generation", "max_tokens", "stop_string", "cancelled", "context_full"]
 Preset = Literal["none", "off", "laptop", "desktop", "server", "phone"]
 Messages = Union[str, Sequence[Mapping[str, Any]]]
+JsonSchema = Union[str, bool, Mapping[str, Any]]  # a JSON Schema, or its JSON text
 
 CAPI_VERSION: str
 """The C ABI version this extension was compiled against, e.g. '0.3.0'."""
@@ -110,10 +111,16 @@ class Sampler:
     def __init__(self, *, temperature: Optional[float] = None, top_k: Optional[int] = None,
                  top_p: Optional[float] = None, min_p: Optional[float] = None,
                  repeat_penalty: Optional[float] = None, presence_penalty: Optional[float] = None,
-                 frequency_penalty: Optional[float] = None, seed: Optional[int] = None) -> None: ...
+                 frequency_penalty: Optional[float] = None, seed: Optional[int] = None,
+                 grammar: Optional[str] = None, json_schema: Optional[JsonSchema] = None,
+                 vocabulary: Union[Model, Tokenizer, None] = None) -> None: ...
     def sample(self, logits: Union[Sequence[float], Any]) -> int: ...
     def accept(self, token: int) -> None: ...
     def reset(self) -> None: ...
+    @property
+    def grammar_complete(self) -> bool: ...
+
+def json_schema_to_grammar(schema: JsonSchema) -> str: ...
 
 class Session:
     """A conversation with a model; one thread at a time."""
@@ -126,27 +133,31 @@ class Session:
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
                  repeat_penalty: Optional[float] = None, presence_penalty: Optional[float] = None,
                  frequency_penalty: Optional[float] = None, seed: Optional[int] = None,
-                 stop: Union[str, Sequence[str], None] = None, stream: Literal[False] = False) -> str: ...
+                 stop: Union[str, Sequence[str], None] = None, grammar: Optional[str] = None,
+                 json_schema: Optional[JsonSchema] = None, stream: Literal[False] = False) -> str: ...
     @overload
     def generate(self, prompt: str, *, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
                  repeat_penalty: Optional[float] = None, presence_penalty: Optional[float] = None,
                  frequency_penalty: Optional[float] = None, seed: Optional[int] = None,
-                 stop: Union[str, Sequence[str], None] = None, stream: Literal[True]) -> Stream: ...
+                 stop: Union[str, Sequence[str], None] = None, grammar: Optional[str] = None,
+                 json_schema: Optional[JsonSchema] = None, stream: Literal[True]) -> Stream: ...
     @overload
     def chat(self, messages: Messages, tools: Union[str, Sequence[Mapping[str, Any]], None] = None, *,
              think: Optional[bool] = None, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
              top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
              repeat_penalty: Optional[float] = None, presence_penalty: Optional[float] = None,
              frequency_penalty: Optional[float] = None, seed: Optional[int] = None,
-             stop: Union[str, Sequence[str], None] = None, stream: Literal[False] = False) -> str: ...
+             stop: Union[str, Sequence[str], None] = None, grammar: Optional[str] = None,
+             json_schema: Optional[JsonSchema] = None, stream: Literal[False] = False) -> str: ...
     @overload
     def chat(self, messages: Messages, tools: Union[str, Sequence[Mapping[str, Any]], None] = None, *,
              think: Optional[bool] = None, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
              top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
              repeat_penalty: Optional[float] = None, presence_penalty: Optional[float] = None,
              frequency_penalty: Optional[float] = None, seed: Optional[int] = None,
-             stop: Union[str, Sequence[str], None] = None, stream: Literal[True]) -> Stream: ...
+             stop: Union[str, Sequence[str], None] = None, grammar: Optional[str] = None,
+             json_schema: Optional[JsonSchema] = None, stream: Literal[True]) -> Stream: ...
     def reset(self) -> None: ...
     def eval(self, tokens: Iterable[int], all_logits: bool = False) -> array[float]: ...
     @property

@@ -27,7 +27,7 @@ _FINISH = {
 }
 
 _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty",
-                  "frequency_penalty", "seed")
+                  "frequency_penalty", "seed", "grammar")
 
 
 def _sampling(max_tokens, stop, kw) -> dict[str, Any]:
@@ -55,15 +55,24 @@ def _tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
                          "arguments": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)}}
 
 
-def _check_response_format(response_format) -> None:
+def _response_format(response_format) -> dict[str, Any]:
+    """The structured-output keyword for Session.chat that OpenAI's response_format asks for:
+    {'type': 'text'} none; {'type': 'json_object'} any JSON object (with llama-cpp-python's
+    optional 'schema' key, that schema); {'type': 'json_schema', 'json_schema': {'schema': ...}}
+    that schema."""
     if response_format is None:
-        return
+        return {}
     kind = response_format.get("type") if isinstance(response_format, Mapping) else None
     if kind == "text":
-        return
-    if kind in ("json_object", "json_schema"):
-        raise UnsupportedError(f"response_format type {kind!r}: constrained decoding (grammars, JSON schemas) "
-                               "is not implemented yet; only {'type': 'text'} is accepted")
+        return {}
+    if kind == "json_object":
+        return {"json_schema": response_format.get("schema") or {"type": "object"}}
+    if kind == "json_schema":
+        spec = response_format.get("json_schema")
+        if not isinstance(spec, Mapping) or "schema" not in spec:
+            raise InvalidArgumentError("response_format {'type': 'json_schema'} needs "
+                                       "'json_schema': {'name': ..., 'schema': {...}}")
+        return {"json_schema": spec["schema"]}
     raise InvalidArgumentError(f"response_format must be {{'type': 'text' | 'json_object' | 'json_schema', ...}}, "
                                f"got {response_format!r}")
 
@@ -71,8 +80,8 @@ def _check_response_format(response_format) -> None:
 def _check_tool_choice(tool_choice) -> None:
     if tool_choice in (None, "auto", "none"):
         return
-    raise UnsupportedError(f"tool_choice {tool_choice!r}: forcing a tool call needs constrained decoding, "
-                           "which is not implemented yet; use 'auto' or 'none'")
+    raise UnsupportedError(f"tool_choice {tool_choice!r}: forcing a tool call needs a grammar of the model's "
+                           "tool-call syntax, which uaii does not build yet; use 'auto' or 'none'")
 
 
 class _Completions:
@@ -105,7 +114,7 @@ def create_chat_completion(model, messages: Union[str, Sequence[Mapping[str, Any
                            response_format: Optional[Mapping[str, Any]] = None, stream: bool = False,
                            max_tokens: Optional[int] = None, stop: Union[str, Sequence[str], None] = None,
                            think: Optional[bool] = None, **sampling) -> Union[dict, Iterator[dict]]:
-    _check_response_format(response_format)
+    structured = _response_format(response_format)
     _check_tool_choice(tool_choice)
     unknown = set(sampling) - set(_SAMPLING_KEYS)
     if unknown:
@@ -113,7 +122,7 @@ def create_chat_completion(model, messages: Union[str, Sequence[Mapping[str, Any
     if tool_choice == "none":
         tools = None
     c = _completions(model)
-    kw = _sampling(max_tokens, stop, sampling)
+    kw = {**_sampling(max_tokens, stop, sampling), **structured}
     cid, created, name = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), c.model_name()
     if stream:
         return _chat_chunks(c, messages, tools, think, kw, cid, created, name)
@@ -219,8 +228,9 @@ class Model(_uaii.Model):
         dictionaries. Tool calls come back OpenAI-shaped (arguments as a JSON string, generated ids),
         reasoning as `reasoning_content`, usage with cached and (with think=True) reasoning tokens.
         Sampling keywords: temperature, top_p, top_k, min_p, repeat_penalty, presence_penalty,
-        frequency_penalty, seed. response_format other than {'type': 'text'} and a forced tool_choice
-        raise UnsupportedError until constrained decoding lands."""
+        frequency_penalty, seed. response_format {'type': 'json_object'} or {'type': 'json_schema',
+        'json_schema': {'schema': ...}} constrains the reply to JSON (that schema's); a forced
+        tool_choice raises UnsupportedError."""
         return create_chat_completion(self, messages, tools=tools, tool_choice=tool_choice,
                                       response_format=response_format, stream=stream, max_tokens=max_tokens,
                                       stop=stop, think=think, **sampling)
