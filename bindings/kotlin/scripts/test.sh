@@ -41,7 +41,7 @@ if stale "$OUT/uaii-tests.jar" "$PKG_DIR/src/test" "$PKG_DIR/examples"; then
 fi
 
 CP="$RUNTIME:$JUNIT:$OUT/uaii.jar:$OUT/uaii-tests.jar"
-"$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest
+"$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest dev.uaii.StructuredOutputTest
 # learnCalibration writes to $UAII_HOME: its test runs with an empty temporary home, the
 # default model named by UAII_MODEL (resolved the library's way: $UAII_MODEL, then the cache).
 CAL_HOME=$(mktemp -d)
