@@ -15,7 +15,8 @@ mkdir -p "$OUT"
 [ -f "$JNI_LIB" ] || { echo "kotlin SDK: $JNI_LIB is missing (build the uaii_jni target first)" >&2; exit 1; }
 
 RUNTIME="$JARS/kotlin-stdlib.jar:$JARS/kotlin-stdlib-jdk7.jar"
-JUNIT="$JARS/junit4.jar:$JARS/hamcrest-core.jar"
+# The tests parse JSON replies with Gson (Debian: libgoogle-gson-java).
+JUNIT="$JARS/junit4.jar:$JARS/hamcrest-core.jar:$JARS/gson.jar"
 
 # stale JAR DIR...: true when JAR is missing or a file under a DIR is newer.
 stale() {

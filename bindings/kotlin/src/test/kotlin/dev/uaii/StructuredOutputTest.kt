@@ -1,9 +1,15 @@
 // Structured output in the Kotlin SDK on the default model: GenerateOptions.grammar (GBNF)
-// and .jsonSchema on generate / chat / stream, a Sampler constrained to a vocabulary driven
-// with Session.step, jsonSchemaToGrammar, and the errors of each. Sampled runs (temperature
-// > 0, several seeds) must still give text the grammar allows.
+// and .jsonSchema on generate / chat / stream (JSON replies parsed strictly by Gson), a
+// Sampler constrained to a vocabulary driven with Session.step, jsonSchemaToGrammar, and
+// the errors of each. Sampled runs (temperature > 0, several seeds) must still give text
+// the grammar allows.
 package dev.uaii
 
+import com.google.gson.Gson
+import com.google.gson.JsonElement
+import com.google.gson.stream.JsonReader
+import com.google.gson.stream.JsonToken
+import java.io.StringReader
 import org.junit.AfterClass
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
@@ -28,6 +34,10 @@ class StructuredOutputTest {
     /** A JSON-like list of one to four numbers of up to three digits. */
     const val LIST_GRAMMAR = "root ::= \"[\" [0-9]{1,3} (\",\" [0-9]{1,3}){0,3} \"]\"\n"
     val LIST = Regex("\\[[0-9]{1,3}(,[0-9]{1,3}){0,3}]")
+    /** An object with a yes/no `answer` and an integer `confidence` in 0..100, both required. */
+    const val ANSWER_SCHEMA = "{\"type\": \"object\", \"properties\": {\"answer\": {\"enum\": [\"yes\", \"no\"]}, " +
+      "\"confidence\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 100}}, " +
+      "\"required\": [\"answer\", \"confidence\"], \"additionalProperties\": false}"
   }
 
   private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
@@ -43,6 +53,23 @@ class StructuredOutputTest {
     }
     throw AssertionError("expected a UaiiException naming \"$cause\", nothing was thrown")
   }
+
+  /**
+   * Evaluates [prompt] in a new session and steps [sampler] until end-of-generation (at most
+   * [max] tokens; every token before it is evaluated). Returns the generated ids.
+   */
+  private fun stepToTheEnd(prompt: String, sampler: Sampler, tok: Tokenizer, max: Int): IntArray =
+    model.newSession().use { s ->
+      s.eval(tok.encode(prompt, addSpecial = true))
+      val out = ArrayList<Int>()
+      while (out.size < max) {
+        val step = s.step(sampler)
+        if (step.stop == Session.StepStop.END_OF_GENERATION) break
+        out.add(step.token)
+        assertNull(step.stop)
+      }
+      out.toIntArray()
+    }
 
   @Test fun grammarConstrainsSampledGenerateOnEverySeed() {
     model.newSession().use { s ->
@@ -77,22 +104,13 @@ class StructuredOutputTest {
       val runs = listOf(Sampler(options, model), Sampler(options, tok)).map { sampler ->
         sampler.use {
           assertFalse(sampler.grammarComplete)
-          model.newSession().use { s ->
-            s.eval(tok.encode(prompt, addSpecial = true))
-            val out = ArrayList<Int>()
-            while (out.size < options.maxTokens) {
-              val step = s.step(sampler)
-              if (step.stop == Session.StepStop.END_OF_GENERATION) break
-              out.add(step.token)
-              assertNull(step.stop)
-            }
-            assertTrue(sampler.grammarComplete)
-            val text = tok.decode(out.toIntArray())
-            assertTrue(text, LIST.matches(text))
-            sampler.reset()
-            assertFalse(sampler.grammarComplete)
-            out
-          }
+          val out = stepToTheEnd(prompt, sampler, tok, options.maxTokens)
+          assertTrue(sampler.grammarComplete)
+          val text = tok.decode(out)
+          assertTrue(text, LIST.matches(text))
+          sampler.reset()
+          assertFalse(sampler.grammarComplete)
+          out.toList()
         }
       }
       assertEquals(runs[0], runs[1])
@@ -134,22 +152,50 @@ class StructuredOutputTest {
     }
   }
 
-  @Test fun jsonSchemaReachesTheEngine() {
-    // TEMPORARY (grammar-wip's converter is a shim): the schema reaches the C ABI and its
-    // error comes back as a UaiiException.
+  @Test fun jsonSchemaRepliesParseAndFitOnEverySeed() {
     model.newSession().use { s ->
-      try {
-        s.generate("x", GenerateOptions(jsonSchema = "{\"type\": \"boolean\"}"))
-        throw AssertionError("the shim converter should refuse")
-      } catch (e: UaiiException) {
-        assertEquals(Status.UNSUPPORTED, e.status)
+      for (seed in 1L..4L) {
+        val options = GenerateOptions(maxTokens = 96, temperature = 1f, seed = seed, jsonSchema = ANSWER_SCHEMA)
+        val g = s.generate("Is the sky blue? Reply in JSON:", options)
+        assertEquals("seed $seed", StopReason.END_OF_GENERATION, g.usage.stopReason)
+        assertFitsAnswerSchema(g.text)
+      }
+      val chat = s.chat(listOf(ChatMessage.user("Is water wet? Reply in JSON.")),
+                        options = GenerateOptions(maxTokens = 96, temperature = 0.8f, seed = 7, jsonSchema = ANSWER_SCHEMA))
+      assertFitsAnswerSchema(chat.text)
+    }
+  }
+
+  @Test fun jsonSchemaSamplerAndConverter() {
+    val options = GenerateOptions(maxTokens = 96, temperature = 0.7f, seed = 5, jsonSchema = ANSWER_SCHEMA)
+    model.tokenizer().use { tok ->
+      Sampler(options, model).use { sampler ->
+        val out = stepToTheEnd("JSON:", sampler, tok, options.maxTokens)
+        assertTrue(sampler.grammarComplete)
+        assertFitsAnswerSchema(tok.decode(out))
       }
     }
-    try {
-      jsonSchemaToGrammar("{\"type\": \"boolean\"}")
-      throw AssertionError("the shim converter should refuse")
-    } catch (e: UaiiException) {
-      assertEquals(Status.UNSUPPORTED, e.status)
-    }
+    // The converter's GBNF, passed as a grammar, constrains exactly as the schema does.
+    val gbnf = jsonSchemaToGrammar(ANSWER_SCHEMA)
+    assertTrue(gbnf, gbnf.contains("root ::="))
+    val viaSchema = model.newSession().use { it.generate("JSON:", options).text }
+    val viaGrammar = model.newSession().use { it.generate("JSON:", options.copy(jsonSchema = null, grammar = gbnf)).text }
+    assertEquals(viaSchema, viaGrammar)
+    assertInvalid("invalid JSON") { jsonSchemaToGrammar("[1, 2") }
+    model.newSession().use { s -> assertInvalid("unrecognized type color") { s.generate("x", GenerateOptions(jsonSchema = "{\"type\": \"color\"}")) } }
+  }
+
+  /** [text] parses as one JSON document (Gson, strict) and fits [ANSWER_SCHEMA]. */
+  private fun assertFitsAnswerSchema(text: String) {
+    val reader = JsonReader(StringReader(text)).apply { isLenient = false }
+    val doc = Gson().getAdapter(JsonElement::class.java).read(reader)
+    assertEquals(text, JsonToken.END_DOCUMENT, reader.peek())
+    assertTrue(text, doc.isJsonObject)
+    val o = doc.asJsonObject
+    assertEquals(text, setOf("answer", "confidence"), o.keySet())
+    assertTrue(text, o["answer"].asJsonPrimitive.isString && o["answer"].asString in setOf("yes", "no"))
+    val confidence = o["confidence"].asJsonPrimitive
+    assertTrue(text, confidence.isNumber && confidence.asBigDecimal.stripTrailingZeros().scale() <= 0)
+    assertTrue(text, confidence.asInt in 0..100)
   }
 }
