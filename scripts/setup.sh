@@ -23,8 +23,9 @@ APT_PACKAGES=(
   libabsl-dev libsimdjson-dev libflatbuffers-dev flatbuffers-compiler libcurl4-openssl-dev libssl-dev
   libsentencepiece-dev libicu-dev libonig-dev
   # optional pieces: tests (UAII_BUILD_TESTS), io_uring (UAII_IO_URING), line editing
-  # (UAII_LIBEDIT), the oneDNN benchmark (UAII_ONEDNN), the Kotlin SDK (UAII_BUILD_KOTLIN)
-  catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4
+  # (UAII_LIBEDIT), the oneDNN benchmark (UAII_ONEDNN), the Kotlin SDK (UAII_BUILD_KOTLIN;
+  # its tests parse JSON with Gson)
+  catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4 libgoogle-gson-java
   # the Python SDK (bindings/python, built by pip below)
   pybind11-dev
   # the libFuzzer targets (UAII_BUILD_FUZZERS, scripts/fuzz.sh): Debian's clang with its

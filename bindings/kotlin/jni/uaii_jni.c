@@ -320,6 +320,34 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_generateDefaults(JNIEnv* env, jclas
   return (jlong)o.seed;
 }
 
+/* The generation options as GenerateOptions carries them: ints [max_tokens, top_k, think],
+ * floats [temperature, top_p, min_p, repeat, presence, frequency], the seed, and (0.4) the
+ * grammar and JSON Schema as UTF-8 or null. *grammar_copy / *schema_copy are
+ * NUL-terminated copies the caller frees (free()), pointed to by o->grammar /
+ * o->json_schema; returns 0 when a copy failed (an exception is then pending). */
+static int read_generate_options(JNIEnv* env, jintArray ints, jfloatArray floats, jlong seed, jbyteArray grammar,
+                                 jbyteArray json_schema, uaii_generate_options* o, char** grammar_copy,
+                                 char** schema_copy) {
+  jint i[3];
+  jfloat f[6];
+  int ok;
+  uaii_generate_options_init(o);
+  (*env)->GetIntArrayRegion(env, ints, 0, 3, i);
+  (*env)->GetFloatArrayRegion(env, floats, 0, 6, f);
+  o->max_tokens = i[0], o->top_k = i[1], o->think = i[2];
+  o->temperature = f[0], o->top_p = f[1], o->min_p = f[2];
+  o->repeat_penalty = f[3], o->presence_penalty = f[4], o->frequency_penalty = f[5];
+  o->seed = (uint64_t)seed;
+  *schema_copy = NULL;
+  *grammar_copy = copy_bytes(env, grammar, NULL, &ok);
+  if (!ok) return 0;
+  *schema_copy = copy_bytes(env, json_schema, NULL, &ok);
+  if (!ok) return 0;
+  o->grammar = *grammar_copy;
+  o->json_schema = *schema_copy;
+  return 1;
+}
+
 /* ---- token-level control (0.4) ---- */
 
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_modelNVocab(JNIEnv* env, jclass cls, jlong h) {
@@ -372,29 +400,58 @@ JNIEXPORT void JNICALL Java_dev_uaii_Native_sessionTruncate(JNIEnv* env, jclass 
   if (st != UAII_OK) throw_status(env, st);
 }
 
-/* The sampling fields as GenerateOptions carries them: ints [max_tokens, top_k, think],
- * floats [temperature, top_p, min_p, repeat, presence, frequency]. */
+/* A sampler for the options (read_generate_options' arrays); vocabulary: a tokenizer handle
+ * to constrain by the options' grammar or JSON Schema over (uaii_sampler_create_constrained),
+ * or 0 (uaii_sampler_create, which refuses a grammar). */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_samplerCreate(JNIEnv* env, jclass cls, jintArray ints, jfloatArray floats,
-                                                           jlong seed) {
+                                                           jlong seed, jbyteArray grammar, jbyteArray json_schema,
+                                                           jlong vocabulary) {
   uaii_generate_options o;
   uaii_sampler* sampler = NULL;
   uaii_status st;
-  jint i[3];
-  jfloat f[6];
+  char* g = NULL;
+  char* js = NULL;
   (void)cls;
-  (*env)->GetIntArrayRegion(env, ints, 0, 3, i);
-  (*env)->GetFloatArrayRegion(env, floats, 0, 6, f);
-  uaii_generate_options_init(&o);
-  o.max_tokens = i[0], o.top_k = i[1], o.think = i[2];
-  o.temperature = f[0], o.top_p = f[1], o.min_p = f[2];
-  o.repeat_penalty = f[3], o.presence_penalty = f[4], o.frequency_penalty = f[5];
-  o.seed = (uint64_t)seed;
-  st = uaii_sampler_create(&o, &sampler);
+  if (!read_generate_options(env, ints, floats, seed, grammar, json_schema, &o, &g, &js)) {
+    free(g);
+    free(js);
+    return 0;
+  }
+  if (vocabulary != 0)
+    st = uaii_sampler_create_constrained((const uaii_tokenizer*)from_handle(vocabulary), &o, &sampler);
+  else
+    st = uaii_sampler_create(&o, &sampler);
+  free(g);
+  free(js);
   if (st != UAII_OK) {
     throw_status(env, st);
     return 0;
   }
   return to_handle(sampler);
+}
+
+JNIEXPORT jboolean JNICALL Java_dev_uaii_Native_samplerGrammarComplete(JNIEnv* env, jclass cls, jlong h) {
+  (void)env, (void)cls;
+  return uaii_sampler_grammar_complete((const uaii_sampler*)from_handle(h)) ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_jsonSchemaToGrammar(JNIEnv* env, jclass cls, jbyteArray schema) {
+  int ok;
+  char* js = copy_bytes(env, schema, NULL, &ok);
+  char* gbnf = NULL;
+  jbyteArray out = NULL;
+  uaii_status st;
+  (void)cls;
+  if (!ok) return NULL;
+  st = uaii_json_schema_to_grammar(js, &gbnf);
+  free(js);
+  if (st != UAII_OK) {
+    throw_status(env, st);
+    return NULL;
+  }
+  out = new_bytes(env, gbnf, strlen(gbnf));
+  uaii_string_free(gbnf);
+  return out;
 }
 
 JNIEXPORT void JNICALL Java_dev_uaii_Native_samplerDestroy(JNIEnv* env, jclass cls, jlong h) {
@@ -493,23 +550,24 @@ static int on_event(const uaii_event* ev, void* user_data) {
 }
 
 /* One generation (chat == false: `prompt` is the raw text) or chat turn (`prompt` is the
- * messages JSON, `tools` the tools JSON or null). Options: ints [max_tokens, top_k, think],
- * floats as in generateDefaults, `stop` an array of UTF-8 strings. Returns the whole reply;
- * fills out_stats / out_rates as result_arrays does. */
+ * messages JSON, `tools` the tools JSON or null). Options as read_generate_options reads
+ * them, `stop` an array of UTF-8 strings. Returns the whole reply; fills out_stats /
+ * out_rates as result_arrays does. */
 JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_sessionRun(JNIEnv* env, jclass cls, jlong h, jboolean chat,
                                                              jbyteArray prompt, jbyteArray tools, jintArray ints,
                                                              jfloatArray floats, jlong seed, jobjectArray stop,
+                                                             jbyteArray grammar, jbyteArray json_schema,
                                                              jobject sink, jlongArray out_stats,
                                                              jdoubleArray out_rates) {
   uaii_generate_options o;
   uaii_generate_result result;
   sink_context ctx;
-  jint i[3];
-  jfloat f[6];
   jsize n_stop = stop == NULL ? 0 : (*env)->GetArrayLength(env, stop), k;
   char** stops = NULL;
   char* p = NULL;
   char* t = NULL;
+  char* g = NULL;
+  char* js = NULL;
   char* text = NULL;
   jbyteArray reply = NULL;
   uaii_status st;
@@ -532,13 +590,7 @@ JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_sessionRun(JNIEnv* env, jclass
     if (!ok) goto done;
   }
 
-  uaii_generate_options_init(&o);
-  (*env)->GetIntArrayRegion(env, ints, 0, 3, i);
-  (*env)->GetFloatArrayRegion(env, floats, 0, 6, f);
-  o.max_tokens = i[0], o.top_k = i[1], o.think = i[2];
-  o.temperature = f[0], o.top_p = f[1], o.min_p = f[2];
-  o.repeat_penalty = f[3], o.presence_penalty = f[4], o.frequency_penalty = f[5];
-  o.seed = (uint64_t)seed;
+  if (!read_generate_options(env, ints, floats, seed, grammar, json_schema, &o, &g, &js)) goto done;
   o.stop = (const char* const*)stops;
   o.n_stop = (size_t)n_stop;
 
@@ -571,6 +623,8 @@ done:
     for (k = 0; k < n_stop; ++k) free(stops[k]);
     free(stops);
   }
+  free(js);
+  free(g);
   free(t);
   free(p);
   return reply;

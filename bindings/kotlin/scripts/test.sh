@@ -15,7 +15,8 @@ mkdir -p "$OUT"
 [ -f "$JNI_LIB" ] || { echo "kotlin SDK: $JNI_LIB is missing (build the uaii_jni target first)" >&2; exit 1; }
 
 RUNTIME="$JARS/kotlin-stdlib.jar:$JARS/kotlin-stdlib-jdk7.jar"
-JUNIT="$JARS/junit4.jar:$JARS/hamcrest-core.jar"
+# The tests parse JSON replies with Gson (Debian: libgoogle-gson-java).
+JUNIT="$JARS/junit4.jar:$JARS/hamcrest-core.jar:$JARS/gson.jar"
 
 # stale JAR DIR...: true when JAR is missing or a file under a DIR is newer.
 stale() {
@@ -41,7 +42,7 @@ if stale "$OUT/uaii-tests.jar" "$PKG_DIR/src/test" "$PKG_DIR/examples"; then
 fi
 
 CP="$RUNTIME:$JUNIT:$OUT/uaii.jar:$OUT/uaii-tests.jar"
-"$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest
+"$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" org.junit.runner.JUnitCore dev.uaii.UaiiTest dev.uaii.StructuredOutputTest
 # learnCalibration writes to $UAII_HOME: its test runs with an empty temporary home, the
 # default model named by UAII_MODEL (resolved the library's way: $UAII_MODEL, then the cache).
 CAL_HOME=$(mktemp -d)

@@ -62,11 +62,17 @@ public struct GenerateOptions: Sendable {
   public var stop: [String]
   /// Chat only: nil is the template's default.
   public var think: Bool?
+  /// Structured output: a GBNF grammar (llama.cpp's format, start rule `root`); the reply is
+  /// text it allows, ended where it is complete. At most one of `grammar` and `jsonSchema`.
+  public var grammar: String?
+  /// Structured output: a JSON Schema (its JSON text); the reply is a JSON document it allows.
+  public var jsonSchema: String?
 
   /// The library's defaults (uaii_generate_options_init) for every argument left nil.
   public init(maxTokens: Int? = nil, temperature: Float? = nil, seed: UInt64? = nil, stop: [String] = [],
               topK: Int? = nil, topP: Float? = nil, minP: Float? = nil, repeatPenalty: Float? = nil,
-              presencePenalty: Float? = nil, frequencyPenalty: Float? = nil) {
+              presencePenalty: Float? = nil, frequencyPenalty: Float? = nil,
+              grammar: String? = nil, jsonSchema: String? = nil) {
     var o = uaii_generate_options()
     uaii_generate_options_init(&o)
     self.maxTokens = maxTokens ?? Int(o.max_tokens)
@@ -80,6 +86,8 @@ public struct GenerateOptions: Sendable {
     self.seed = seed ?? o.seed
     self.stop = stop
     think = o.think < 0 ? nil : o.think != 0
+    self.grammar = grammar
+    self.jsonSchema = jsonSchema
   }
 }
 

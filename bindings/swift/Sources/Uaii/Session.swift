@@ -329,6 +329,12 @@ func withCOptions<R>(_ o: GenerateOptions, _ body: (UnsafePointer<uaii_generate_
   return pointers.withUnsafeBufferPointer { stops in
     c.stop = stops.count == 0 ? nil : stops.baseAddress
     c.n_stop = stops.count
-    return withUnsafePointer(to: &c) { body($0) }
+    return withOptionalCString(o.grammar) { grammar in
+      withOptionalCString(o.jsonSchema) { schema in
+        c.grammar = grammar
+        c.json_schema = schema
+        return withUnsafePointer(to: &c) { body($0) }
+      }
+    }
   }
 }

@@ -49,14 +49,20 @@ internal object Native {
   @JvmStatic external fun sessionMaxContext(handle: Long): Long
   @JvmStatic external fun sessionTruncate(handle: Long, n: Long)
   @JvmStatic external fun sessionStep(handle: Long, sampler: Long, outFlags: IntArray): Int
-  @JvmStatic external fun samplerCreate(ints: IntArray, floats: FloatArray, seed: Long): Long
+  /** [vocabulary]: a tokenizer handle to constrain by [grammar] / [jsonSchema] over, or 0. */
+  @JvmStatic external fun samplerCreate(
+    ints: IntArray, floats: FloatArray, seed: Long, grammar: ByteArray?, jsonSchema: ByteArray?, vocabulary: Long
+  ): Long
+  @JvmStatic external fun samplerGrammarComplete(handle: Long): Boolean
+  @JvmStatic external fun jsonSchemaToGrammar(schema: ByteArray): ByteArray
   @JvmStatic external fun samplerDestroy(handle: Long)
   @JvmStatic external fun samplerSample(handle: Long, logits: FloatArray): Int
   @JvmStatic external fun samplerAccept(handle: Long, token: Int)
   @JvmStatic external fun samplerReset(handle: Long)
   @JvmStatic external fun sessionRun(
     handle: Long, chat: Boolean, prompt: ByteArray, tools: ByteArray?, ints: IntArray, floats: FloatArray,
-    seed: Long, stop: Array<ByteArray>, sink: NativeSink?, outStats: LongArray, outRates: DoubleArray
+    seed: Long, stop: Array<ByteArray>, grammar: ByteArray?, jsonSchema: ByteArray?, sink: NativeSink?,
+    outStats: LongArray, outRates: DoubleArray
   ): ByteArray
 }
 

@@ -62,11 +62,20 @@ data class GenerateOptions @JvmOverloads constructor(
   /** Stop strings (not emitted). */
   val stop: List<String> = emptyList(),
   /** Chat only: null is the template's default. */
-  val think: Boolean? = null
+  val think: Boolean? = null,
+  /**
+   * Structured output: a GBNF grammar (llama.cpp's format, start rule `root`); the reply is
+   * text it allows, ended where it is complete. At most one of [grammar] and [jsonSchema].
+   */
+  val grammar: String? = null,
+  /** Structured output: a JSON Schema (its JSON text); the reply is a JSON document it allows. */
+  val jsonSchema: String? = null
 ) {
   internal fun ints() = intArrayOf(maxTokens, topK, if (think == null) -1 else if (think) 1 else 0)
   internal fun floats() = floatArrayOf(temperature, topP, minP, repeatPenalty, presencePenalty, frequencyPenalty)
   internal fun stops() = stop.map { cString(it, "stop string") }.toTypedArray()
+  internal fun grammarBytes() = grammar?.let { cString(it, "grammar") }
+  internal fun jsonSchemaBytes() = jsonSchema?.let { cString(it, "jsonSchema") }
 }
 
 enum class StopReason(val code: Int) {

@@ -139,7 +139,7 @@ class Session internal constructor(handle: Long, /** Kept alive by the session. 
     val stats = LongArray(6)
     val rates = DoubleArray(2)
     val text = Native.sessionRun(handle.get(), chat, prompt, tools, options.ints(), options.floats(), options.seed,
-      options.stops(), sink, stats, rates)
+      options.stops(), options.grammarBytes(), options.jsonSchemaBytes(), sink, stats, rates)
     return Generation(fromUtf8(text), Usage.of(stats, rates))
   }
 

@@ -33,5 +33,7 @@ class Tokenizer internal constructor(handle: Long) : AutoCloseable {
   @JvmOverloads
   fun decode(ids: IntArray, skipSpecial: Boolean = false): String = fromUtf8(decodeBytes(ids, skipSpecial))
 
+  internal fun rawHandle(): Long = handle.get()
+
   override fun close() = handle.close()
 }
