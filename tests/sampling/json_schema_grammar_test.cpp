@@ -14,10 +14,7 @@
 #include <catch2/catch.hpp>
 #include <simdjson.h>
 
-#if __has_include("sampling/grammar.h")  // the grammar engine, landing on main in parallel
 #include "sampling/grammar.h"
-#define UAII_HAVE_GRAMMAR_ENGINE 1
-#endif
 #include "sampling/json_schema_grammar.h"
 #include "util/sha256.h"
 #include "util/str_cat.h"
@@ -36,23 +33,19 @@ std::string ReadGolden() {
   return ss.str();
 }
 
-#ifdef UAII_HAVE_GRAMMAR_ENGINE
 // Whether `grammar` takes the whole of `text` as one sentence.
 bool Accepts(const std::shared_ptr<const uaii::sampling::Grammar>& grammar, std::string_view text) {
   uaii::sampling::GrammarMatcher m(grammar);
   return m.AcceptBytes(text) && m.IsComplete();
 }
-#endif
 
 // The grammar for `schema`, which must convert and (with the engine) parse.
 std::string GrammarOf(std::string_view schema) {
   auto g = JsonSchemaToGbnf(schema);
   REQUIRE(g.ok());
-#ifdef UAII_HAVE_GRAMMAR_ENGINE
   auto parsed = uaii::sampling::ParseGbnf(*g);
   INFO(parsed.status().message());
   CHECK(parsed.ok());
-#endif
   return *g;
 }
 
@@ -72,7 +65,7 @@ TEST_CASE("json schema grammar: converts as llama.cpp's converter does, grammar 
   simdjson::dom::element golden = parser.parse(text);
   CHECK(std::string_view(golden["llama_cpp_python"]) == "0.3.36");
   size_t n_cases = 0;
-  [[maybe_unused]] size_t n_instances = 0;
+  size_t n_instances = 0;
   for (simdjson::dom::element c : simdjson::dom::array(golden["cases"])) {
     const std::string name{std::string_view(c["name"])};
     const std::string_view schema(c["schema"]);
@@ -86,7 +79,6 @@ TEST_CASE("json schema grammar: converts as llama.cpp's converter does, grammar 
       REQUIRE(got.ok());
       // The same rules as llama.cpp's, byte for byte (so the same language).
       CHECK(*got == std::string_view(c["gbnf"]));
-#ifdef UAII_HAVE_GRAMMAR_ENGINE
       // The language itself: uaii's grammar engine on uaii's grammar, instance by instance.
       auto grammar = uaii::sampling::ParseGbnf(*got);
       REQUIRE(grammar.ok());
@@ -96,14 +88,11 @@ TEST_CASE("json schema grammar: converts as llama.cpp's converter does, grammar 
         CHECK(Accepts(*grammar, instance) == bool(inst["accepted"]));
         ++n_instances;
       }
-#endif
     }
     ++n_cases;
   }
   CHECK(n_cases >= 40);
-#ifdef UAII_HAVE_GRAMMAR_ENGINE
   CHECK(n_instances >= 400);
-#endif
 }
 
 TEST_CASE("json schema grammar: random schemas convert to llama.cpp's grammar text") {
@@ -150,9 +139,7 @@ TEST_CASE("json schema grammar: mutated schemas convert or fail cleanly") {
       auto g = JsonSchemaToGbnf(m);
       if (g.ok()) {
         ++n_ok;
-#ifdef UAII_HAVE_GRAMMAR_ENGINE
         (void)uaii::sampling::ParseGbnf(*g);  // may refuse (left recursion), must not crash
-#endif
       } else {
         INFO(m);
         CHECK(g.status().code() == absl::StatusCode::kInvalidArgument);
