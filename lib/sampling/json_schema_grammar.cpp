@@ -59,7 +59,7 @@ class Converter {
       }
       case Kind::kAllOf: return VisitAllOf(node, name, rule_name);
       case Kind::kConst: return rules_.Add(rule_name, json_schema::GbnfLiteral(node.values[0]));
-      case Kind::kEnum: return rules_.Add(rule_name, "(" + EnumAlternatives(node.values) + ")");
+      case Kind::kEnum: return rules_.Add(rule_name, StrCat("(", EnumAlternatives(node.values), ")"));
       case Kind::kObject: {
         if (node.properties.empty() && node.additional && node.additional->kind == Kind::kAny)
           return rules_.Add(rule_name, rules_.AddBuiltin("object", "object"));
@@ -167,7 +167,7 @@ class Converter {
     std::vector<std::string> common;
     for (const auto& [literal, count] : enum_counts)
       if (count == node.children.size()) common.push_back(literal);
-    if (!common.empty()) return rules_.Add(rule_name, "(" + Join(common, " | ") + ")");
+    if (!common.empty()) return rules_.Add(rule_name, StrCat("(", Join(common, " | "), ")"));
     return rules_.Add(rule_name, ObjectRule(props, required, name, nullptr));
   }
 

@@ -121,3 +121,13 @@ TEST_CASE("grammar generation: a TokenSampler with a grammar samples and accepts
   CHECK_FALSE(st.ok());
   CHECK_THAT(std::string(st.message()), Catch::Contains("not allowed"));
 }
+
+TEST_CASE("grammar generation: a schema whose grammar no loader can take is refused, naming why",
+          "[generation][grammar]") {
+  // llama.cpp's converter writes {2,1} here, which its own grammar loader never finishes.
+  auto g = JsonSchemaToGrammar(R"({"type": "string", "minLength": 2, "maxLength": 1})");
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("cannot be used"));
+  CHECK_THAT(std::string(g.status().message()), Catch::Contains("n < m"));
+  CHECK(JsonSchemaToGrammar(R"({"type": "string", "minLength": 1, "maxLength": 2})").ok());
+}
