@@ -296,7 +296,7 @@ static_assert(UAII_PRESET_NONE == static_cast<int>(uaii::Preset::kNone) &&
 // The C options as uaii::SessionOptions: the same fields, defaults and meanings; only
 // values no C++ caller could give (a negative count, an unknown preset) are checked here.
 uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::SessionOptions* so,
-                               bool* learn_calibration) {
+                               bool* learn_calibration, uaii::SpeculativeOptions* speculative = nullptr) {
   uaii_session_options o;
   uaii_session_options_init(&o);
   if (!ReadOptions(options, &o)) return Fail(UAII_ERR_INVALID_ARGUMENT, "uaii_session_options.struct_size is too small");
@@ -318,6 +318,13 @@ uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::Sessio
   so->moe_top_k = o.moe_top_k;
   so->moe_prefetch = o.moe_prefetch != 0;
   if (learn_calibration != nullptr) *learn_calibration = o.learn_calibration != 0;
+  if (o.n_draft < 0 || o.n_draft > 64)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("n_draft ", o.n_draft, " is outside 0..64"));
+  if (speculative != nullptr && o.draft_model != nullptr) {
+    speculative->draft = o.draft_model->model;
+    speculative->n_draft = o.n_draft == 0 ? 4 : o.n_draft;
+    speculative->draft_session = *so;  // the same threads and memory settings
+  }
   return UAII_OK;
 }
 
@@ -331,8 +338,9 @@ uaii_status uaii_session_create(const uaii_model* model, const uaii_session_opti
     UAII_REQUIRE_ARG(model != nullptr && out_session != nullptr, "model or out_session is NULL");
     uaii::SessionOptions so;
     bool learn = false;
-    if (uaii_status st = ReadSessionOptions(options, &so, &learn); st != UAII_OK) return st;
-    auto gen = uaii::Generator::Create(model->model, so);
+    uaii::SpeculativeOptions speculative;
+    if (uaii_status st = ReadSessionOptions(options, &so, &learn, &speculative); st != UAII_OK) return st;
+    auto gen = uaii::Generator::Create(model->model, so, speculative);
     if (!gen.ok()) return FromStatus(gen.status());
     *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr, learn, so};
     return UAII_OK;
@@ -449,6 +457,8 @@ uaii_generate_result MakeResult(const uaii::GenerationResult& g, int64_t reasoni
   r.prefill_tokens_per_s = g.prefill_tokens_per_s();
   r.decode_tokens_per_s = g.decode_tokens_per_s();
   r.peak_rss_bytes = static_cast<uint64_t>(uaii::PeakRssBytes());
+  r.draft_tokens = g.draft_tokens;
+  r.draft_accepted_tokens = g.draft_accepted;
   return r;
 }
 
@@ -499,7 +509,9 @@ std::string VisibleText(const std::vector<uaii::chat::OutputBlock>& blocks) {
 // from the device or the page cache, its decode timings). Best effort: a cache that
 // cannot be written is skipped, the call's status is its own.
 void LearnFromCall(uaii_session* s, const uaii::StorageStats& before, const uaii::GenerationResult& g) {
-  if (!s->learn_calibration) return;
+  // A speculative call's decode time is the draft's and the batches' too: not a decode
+  // step's, so it teaches nothing about one.
+  if (!s->learn_calibration || g.draft_tokens > 0) return;
   uaii::StorageStats st = s->generator->session().storage_stats();
   st.direct_bytes -= std::min(st.direct_bytes, before.direct_bytes);
   st.cached_bytes -= std::min(st.cached_bytes, before.cached_bytes);

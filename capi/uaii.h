@@ -198,6 +198,14 @@ typedef struct uaii_session_options {
   uint32_t moe_prefetch;     /* 1: under a budget, read ahead the experts the next layer chose for
                                 the previous token (results do not change). Default 0 */
   uint32_t reserved3;        /* 0 */
+  /* 0.4: speculative decoding (docs/speculative.md). A smaller model with the same
+   * vocabulary proposes up to n_draft tokens per step, greedily; the session's model
+   * evaluates them in one batch and its sampler keeps them while it picks the same. The
+   * replies are the same tokens as without a draft (greedy, sampled, under a grammar).
+   * NULL: none (default). The session keeps its own reference to the draft model. */
+  const uaii_model* draft_model;
+  int32_t n_draft;           /* proposals per step, 1..64; 0: 4 (default) */
+  uint32_t reserved4;        /* 0 */
 } uaii_session_options;
 
 UAII_API void uaii_session_options_init(uaii_session_options* options);
@@ -267,6 +275,10 @@ typedef struct uaii_generate_result {
   double prefill_tokens_per_s;
   double decode_tokens_per_s;
   uint64_t peak_rss_bytes;
+  /* 0.4: speculative decoding (uaii_session_options.draft_model): tokens the draft
+   * proposed, and of those the ones the model's sampler picked too (0 without a draft) */
+  int64_t draft_tokens;
+  int64_t draft_accepted_tokens;
 } uaii_generate_result;
 
 typedef struct uaii_event {

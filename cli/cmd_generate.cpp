@@ -32,6 +32,7 @@ constexpr char kUsage[] =
     "                     [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
     "                     [--grammar FILE.gbnf | --json-schema FILE.json] (output follows the grammar)\n"
+    "                     [--draft-model PATH [--n-draft N]] (speculative decoding: the same tokens, fewer passes)\n"
     "                     [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
@@ -78,6 +79,8 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, double de
   w.Key("completion_tokens").Int(static_cast<int64_t>(r.tokens.size()));
   w.Key("cached_tokens").Int(r.cached_tokens);
   w.Key("reasoning_tokens").Int(0);
+  w.Key("draft_tokens").Int(r.draft_tokens);
+  w.Key("draft_accepted_tokens").Int(r.draft_accepted);
   w.EndObject();
   w.Key("timings").BeginObject();
   w.Key("prefill_tokens_per_s").Double(r.prefill_tokens_per_s());
@@ -114,7 +117,8 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k", "--moe-prefetch", "--grammar", "--json-schema"},
+                                    "--moe-top-k", "--moe-prefetch", "--grammar", "--json-schema", "--draft-model",
+                                    "--n-draft"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
   const bool dry_run = args.ok() && args->has("--dry-run");
@@ -173,9 +177,18 @@ int RunGenerate(int argc, char** argv) {
   if (!prompt.ok()) return fail(prompt.status());
 
   so.max_context = context_for(static_cast<int64_t>(prompt->size()) + max_tokens);
+  SpeculativeOptions speculative;
+  if (args->has("--draft-model")) {
+    auto draft = Model::Load(args->get("--draft-model"));
+    if (!draft.ok()) return fail(draft.status());
+    speculative.draft = *std::move(draft);
+    if (!ParseNumber(args->get("--n-draft", "4"), &speculative.n_draft))
+      return fail(absl::InvalidArgumentError("--n-draft takes an integer"));
+    speculative.draft_session = so;
+  }
   ProgressBar load_bar("loading " + std::filesystem::path(*path).filename().string(), !(json));
   so.on_load_progress = [&](uint64_t done, uint64_t total) { load_bar.Update(done, total); };
-  auto gen = Generator::Create(*model, so);
+  auto gen = Generator::Create(*model, so, speculative);
   load_bar.Done("");
   so.on_load_progress = nullptr;
   if (!gen.ok()) return fail(gen.status());
@@ -206,9 +219,14 @@ int RunGenerate(int argc, char** argv) {
                (long long)result->prompt_tokens, (long long)result->tokens.size(),
                std::string(StopReasonName(result->stop)).c_str(), result->prefill_tokens_per_s(),
                result->decode_tokens_per_s(), PeakRssBytes() / (1024.0 * 1024.0));
+  if (result->draft_tokens > 0)
+    std::fprintf(stderr, "uaii generate: draft proposed %lld tokens, %lld kept (%.0f%%), %lld forward passes\n",
+                 (long long)result->draft_tokens, (long long)result->draft_accepted,
+                 100.0 * result->draft_accepted / result->draft_tokens, (long long)result->decode_steps);
   // What this run got refines the next dry run's prediction (docs/storage.md).
   DecodeTimings decode;
-  decode.Add(result->decode_steps, result->decode_seconds, result->decode_io_wait_seconds);
+  // A speculative run's decode seconds are the draft's and the batches' too: not a step's.
+  if (result->draft_tokens == 0) decode.Add(result->decode_steps, result->decode_seconds, result->decode_io_wait_seconds);
   if (const std::string note = RecordRunObservation(*path, **model, so, final_stats, decode); !note.empty())
     std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)

@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!grammar.ok()) {
     // The converter's output parses, except where llama.cpp's converter writes counts its
     // loader refuses too ({m,n} with n < m, m above 2000: JsonSchemaToGrammar says so).
-    const std::string_view why = grammar.status().message();
-    if (schema && why.find("repetition") == std::string_view::npos) __builtin_trap();
+    const std::string why(grammar.status().message());
+    if (schema && why.find("repetition") == std::string::npos) __builtin_trap();
     return 0;
   }
   GrammarConstraint c(*grammar, Vocabulary());

@@ -37,6 +37,18 @@ struct GenerationRequest {
   std::string grammar;
 };
 
+// Speculative decoding (docs/speculative.md): a smaller draft model with the same
+// vocabulary proposes up to n_draft tokens greedily; the model evaluates them in one
+// batch, and the request's sampler picks each next token from those rows exactly as it
+// would one token at a time, keeping proposals while they agree. Rows are exact
+// (prefill is row-exact), so the reply is the same token for token as without a draft,
+// for greedy and sampled requests and under a grammar; only the forward passes differ.
+struct SpeculativeOptions {
+  std::shared_ptr<const Model> draft;  // null: no speculation
+  int n_draft = 4;                     // proposals per step, 1..64
+  SessionOptions draft_session;        // the draft's session (threads, memory); max_context is the model's
+};
+
 struct GenerationResult {
   std::vector<TokenId> tokens;  // generated ids, the end-of-generation token excluded
   std::string text;             // the visible reply (cut before a stop string)
@@ -46,7 +58,11 @@ struct GenerationResult {
   int64_t prefilled_tokens = 0; // prompt tokens evaluated by this request
   double prefill_seconds = 0;
   double decode_seconds = 0;
-  int64_t decode_steps = 0;     // Decode calls (one per generated token after the first)
+  int64_t decode_steps = 0;     // forward passes after the prompt's (one per generated token after the first,
+                                // fewer with speculation)
+  int64_t decoded_tokens = 0;   // generated tokens evaluated after the prompt (decode_tokens_per_s counts these)
+  int64_t draft_tokens = 0;     // speculation: tokens the draft proposed
+  int64_t draft_accepted = 0;   // of those, the ones the model's sampler picked too
   double decode_io_wait_seconds = 0;  // of decode_seconds, waiting for streamed weights (storage)
 
   double prefill_tokens_per_s() const;
@@ -61,6 +77,12 @@ class Generator {
  public:
   static absl::StatusOr<std::unique_ptr<Generator>> Create(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options);
+  // With a draft model for speculative decoding. InvalidArgument when the draft's
+  // vocabulary is not the model's (every token's piece must be equal) or n_draft is
+  // outside 1..64.
+  static absl::StatusOr<std::unique_ptr<Generator>> Create(std::shared_ptr<const Model> model,
+                                                           const SessionOptions& options,
+                                                           const SpeculativeOptions& speculative);
 
   absl::StatusOr<GenerationResult> Run(const GenerationRequest& request,
                                        const TokenCallback& on_token = nullptr);
@@ -96,7 +118,13 @@ class Generator {
 
  private:
   explicit Generator(std::unique_ptr<Session> s) : session_(std::move(s)) {}
+  // Speculation: up to `n` greedy proposals of the draft after `prefix` (its own KV cache
+  // brought in step with `prefix` first).
+  absl::StatusOr<std::vector<TokenId>> Propose(std::span<const TokenId> prefix, int n);
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Session> draft_;       // null: no speculation
+  std::vector<TokenId> draft_history_;   // what the draft's KV cache holds
+  int n_draft_ = 0;
   std::vector<TokenId> history_;
   std::vector<float> last_logits_;  // the last evaluated row, for Step (empty: none)
   // The vocabulary as grammars see it, built on the first constrained request.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "generation/grammar_vocabulary.h"
 #include "sampling/sampler.h"
@@ -26,7 +27,7 @@ double GenerationResult::prefill_tokens_per_s() const {
 }
 
 double GenerationResult::decode_tokens_per_s() const {
-  return decode_seconds > 0 ? static_cast<double>(decode_steps) / decode_seconds : 0.0;
+  return decode_seconds > 0 ? static_cast<double>(decoded_tokens) / decode_seconds : 0.0;
 }
 
 absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<const Model> model,
@@ -36,7 +37,65 @@ absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<con
   return std::unique_ptr<Generator>(new Generator(*std::move(session)));
 }
 
+absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<const Model> model,
+                                                             const SessionOptions& options,
+                                                             const SpeculativeOptions& speculative) {
+  if (!speculative.draft) return Create(std::move(model), options);
+  if (speculative.n_draft < 1 || speculative.n_draft > 64)
+    return absl::InvalidArgumentError(StrCat("n_draft ", speculative.n_draft, " is outside 1..64"));
+  const Tokenizer& a = model->tokenizer();
+  const Tokenizer& b = speculative.draft->tokenizer();
+  if (a.vocab_size() != b.vocab_size())
+    return absl::InvalidArgumentError(StrCat("the draft model's vocabulary has ", b.vocab_size(), " tokens, the model's ",
+                                             a.vocab_size(), ": speculation needs the same vocabulary"));
+  for (size_t id = 0; id < a.vocab_size(); ++id) {
+    if (a.Piece(static_cast<TokenId>(id)) != b.Piece(static_cast<TokenId>(id)))
+      return absl::InvalidArgumentError(StrCat("the draft model's token ", id, " is \"", b.Piece(static_cast<TokenId>(id)),
+                                               "\", the model's \"", a.Piece(static_cast<TokenId>(id)),
+                                               "\": speculation needs the same vocabulary"));
+  }
+  auto gen = Create(std::move(model), options);
+  if (!gen.ok()) return gen.status();
+  SessionOptions draft_options = speculative.draft_session;
+  const int64_t draft_max = speculative.draft->info().n_ctx_train;
+  draft_options.max_context = draft_max > 0 ? std::min((*gen)->session_->max_context(), draft_max)
+                                            : (*gen)->session_->max_context();
+  auto draft = Session::Create(speculative.draft, draft_options);
+  if (!draft.ok()) return draft.status();
+  (*gen)->draft_ = *std::move(draft);
+  (*gen)->n_draft_ = speculative.n_draft;
+  return gen;
+}
+
+absl::StatusOr<std::vector<TokenId>> Generator::Propose(std::span<const TokenId> prefix, int n) {
+  // The draft's cache keeps what it shares with `prefix`; the rest is evaluated (at least
+  // one token, for its logits).
+  size_t keep = 0;
+  const size_t limit = std::min(draft_history_.size(), prefix.size() - 1);
+  while (keep < limit && draft_history_[keep] == prefix[keep]) ++keep;
+  draft_->Truncate(static_cast<int64_t>(keep));
+  draft_history_.resize(keep);
+  std::vector<float> logits;
+  if (absl::Status st = draft_->EvalInto(prefix.subspan(keep), &logits); !st.ok()) {
+    draft_history_.resize(static_cast<size_t>(draft_->n_past()));
+    return st;
+  }
+  draft_history_.assign(prefix.begin(), prefix.end());
+  std::vector<TokenId> out;
+  while (true) {
+    // Greedy: the highest logit, lowest id on ties.
+    const TokenId best = static_cast<TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    out.push_back(best);
+    if (static_cast<int>(out.size()) == n || draft_->n_past() >= draft_->max_context()) break;
+    if (absl::Status st = draft_->DecodeInto(best, &logits); !st.ok()) return st;
+    draft_history_.push_back(best);
+  }
+  return out;
+}
+
 void Generator::Reset() {
+  if (draft_) draft_->Truncate(0);
+  draft_history_.clear();
   session_->Truncate(0);
   history_.clear();
   last_logits_.clear();
@@ -136,28 +195,93 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   const Model& model = session_->model();
   StreamDecoder decoder(model.tokenizer());
   r.stop = StopReason::kMaxTokens;
-  while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
-    auto next = sampler->Sample(logits, grammar.get());
+  // One sampled token: the sampler (under the grammar) picks it from `row`.
+  auto sample = [&](std::span<const float> row) -> absl::StatusOr<TokenId> {
+    auto next = sampler->Sample(row, grammar.get());
     if (!next.ok()) return next.status();
     if (grammar) {
       if (absl::Status st = grammar->Accept(*next); !st.ok()) return st;
     }
     sampler->Accept(*next);
-    if (model.IsEndOfGeneration(*next)) {
+    return next;
+  };
+  // Takes a sampled token into the reply; false when generation stops there. `n_eval`:
+  // the positions evaluated before it (where it would go).
+  auto take = [&](TokenId t, int64_t n_eval) {
+    if (model.IsEndOfGeneration(t)) {
       r.stop = StopReason::kEndOfGeneration;
-      break;
+      return false;
     }
-    r.tokens.push_back(*next);
-    sampling::StopResult released = stops->Feed(decoder.Push(*next));
+    r.tokens.push_back(t);
+    sampling::StopResult released = stops->Feed(decoder.Push(t));
     r.text += released.text;
-    bool go_on = !on_token || on_token(*next, released.text);
-    if (released.stopped) { r.stop = StopReason::kStopString; break; }
-    if (!go_on) { r.stop = StopReason::kCancelled; break; }
-    if (static_cast<int64_t>(r.tokens.size()) >= req.max_tokens) break;
-    if (session_->n_past() >= session_->max_context()) { r.stop = StopReason::kContextFull; break; }
-    if (absl::Status st = session_->DecodeInto(*next, &logits); !st.ok()) return st;
-    history_.push_back(*next);
+    const bool go_on = !on_token || on_token(t, released.text);
+    if (released.stopped) { r.stop = StopReason::kStopString; return false; }
+    if (!go_on) { r.stop = StopReason::kCancelled; return false; }
+    if (static_cast<int64_t>(r.tokens.size()) >= req.max_tokens) return false;
+    if (n_eval >= session_->max_context()) { r.stop = StopReason::kContextFull; return false; }
+    return true;
+  };
+  std::vector<float> rows;                 // a speculative batch's rows
+  std::vector<TokenId> batch;
+  std::optional<TokenId> pending;          // taken, not yet evaluated
+  while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
+    if (!pending) {
+      auto t = sample(logits);
+      if (!t.ok()) return t.status();
+      if (!take(*t, session_->n_past())) break;
+      pending = *t;
+    }
+    const TokenId t = *pending;
+    pending.reset();
+    const int64_t n0 = session_->n_past();
+    // Proposals the batch can hold: the draft's setting, what max_tokens leaves, the room
+    // in both contexts (none once the reply outgrows the draft's).
+    const int64_t k = draft_ && n0 + 1 < draft_->max_context()
+                          ? std::min<int64_t>({n_draft_, req.max_tokens - static_cast<int64_t>(r.tokens.size()),
+                                               session_->max_context() - n0 - 1})
+                          : 0;
+    if (k <= 0) {
+      if (absl::Status st = session_->DecodeInto(t, &logits); !st.ok()) return st;
+      history_.push_back(t);
+      ++r.decode_steps;
+      ++r.decoded_tokens;
+      continue;
+    }
+    // Speculation: the draft's proposals after t, evaluated with t in one batch; row i
+    // is the model's logits after batch[0..i], what a one-token decode would give.
+    history_.push_back(t);
+    auto proposals = Propose(history_, static_cast<int>(k));
+    if (!proposals.ok()) return proposals.status();
+    batch.assign(1, t);
+    batch.insert(batch.end(), proposals->begin(), proposals->end());
+    if (absl::Status st = session_->EvalInto(batch, &rows, /*all_logits=*/true); !st.ok()) return st;
     ++r.decode_steps;
+    r.draft_tokens += static_cast<int64_t>(proposals->size());
+    const size_t n_vocab = rows.size() / batch.size();
+    size_t kept = 1;  // batch tokens that stay in the KV cache
+    bool stopped = false;
+    for (size_t i = 0; i < proposals->size(); ++i) {
+      auto s = sample(std::span<const float>(rows).subspan(i * n_vocab, n_vocab));
+      if (!s.ok()) return s.status();
+      const bool agrees = *s == (*proposals)[i];
+      if (!take(*s, n0 + static_cast<int64_t>(i) + 1)) {
+        r.draft_accepted += agrees;
+        stopped = true;
+        break;
+      }
+      if (!agrees) {
+        pending = *s;  // the proposals from here on are wrong: s is evaluated next
+        break;
+      }
+      ++r.draft_accepted;
+      ++kept;
+    }
+    session_->Truncate(n0 + static_cast<int64_t>(kept));
+    history_.insert(history_.end(), batch.begin() + 1, batch.begin() + static_cast<std::ptrdiff_t>(kept));
+    r.decoded_tokens += static_cast<int64_t>(kept);
+    if (stopped) break;
+    if (!pending) logits.assign(rows.end() - static_cast<std::ptrdiff_t>(n_vocab), rows.end());
   }
   if (r.stop != StopReason::kStopString) {
     // Release what waited for a stop string or the rest of a UTF-8 character.

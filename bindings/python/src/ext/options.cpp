@@ -46,6 +46,12 @@ uaii_session_options SessionOptionsFrom(const SessionKwargs& kw) {
   if (kw.moe_top_k) o.moe_top_k = *kw.moe_top_k;
   o.moe_prefetch = kw.moe_prefetch ? 1 : 0;
   o.learn_calibration = kw.learn_calibration ? 1 : 0;
+  if (kw.draft_model) o.draft_model = kw.draft_model->h;
+  if (kw.n_draft) {
+    if (*kw.n_draft < 1 || *kw.n_draft > 64)
+      Fail(UAII_ERR_INVALID_ARGUMENT, "n_draft " + std::to_string(*kw.n_draft) + " is outside 1..64");
+    o.n_draft = static_cast<int32_t>(*kw.n_draft);
+  }
   return o;
 }
 

@@ -2,6 +2,7 @@
 // Defaults are the C ABI's (uaii_session_options_init), which are the C++ API's.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,8 @@ struct SessionKwargs {
   std::optional<int64_t> moe_top_k;
   bool moe_prefetch = false;
   bool learn_calibration = false;
+  std::shared_ptr<ModelHandle> draft_model;  // speculative decoding's draft (None: none)
+  std::optional<int64_t> n_draft;
 };
 
 // The options struct; its `device` points into `kw`, which must outlive it. Raises

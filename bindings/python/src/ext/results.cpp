@@ -40,6 +40,8 @@ GenerateResult MakeResult(const uaii_generate_result& r, std::string text) {
   g.usage.prefill_tokens_per_s = r.prefill_tokens_per_s;
   g.usage.decode_tokens_per_s = r.decode_tokens_per_s;
   g.usage.peak_rss_bytes = r.peak_rss_bytes;
+  g.usage.draft_tokens = r.draft_tokens;
+  g.usage.draft_accepted_tokens = r.draft_accepted_tokens;
   return g;
 }
 
@@ -54,6 +56,8 @@ py::dict UsageDict(const Usage& u) {
   d["prefill_tokens_per_s"] = u.prefill_tokens_per_s;
   d["decode_tokens_per_s"] = u.decode_tokens_per_s;
   d["peak_rss_bytes"] = u.peak_rss_bytes;
+  d["draft_tokens"] = u.draft_tokens;
+  d["draft_accepted_tokens"] = u.draft_accepted_tokens;
   return d;
 }
 
@@ -69,6 +73,10 @@ void BindResults(py::module_& m) {
       .def_readonly("prefill_tokens_per_s", &Usage::prefill_tokens_per_s, "Prompt processing speed.")
       .def_readonly("decode_tokens_per_s", &Usage::decode_tokens_per_s, "Generation speed.")
       .def_readonly("peak_rss_bytes", &Usage::peak_rss_bytes, "Peak resident memory of the process so far.")
+      .def_readonly("draft_tokens", &Usage::draft_tokens,
+                    "Speculative decoding (Session(draft_model=...)): tokens the draft proposed (0 without one).")
+      .def_readonly("draft_accepted_tokens", &Usage::draft_accepted_tokens,
+                    "Of the draft's proposals, the ones the model's sampler picked too.")
       .def("to_dict", &UsageDict, "The fields as a dict.")
       .def("__repr__", [](const Usage& u) {
         return py::str("Usage(prompt_tokens={}, completion_tokens={}, cached_tokens={}, reasoning_tokens={}, "

@@ -18,6 +18,8 @@ struct Usage {
   double prefill_tokens_per_s = 0;
   double decode_tokens_per_s = 0;
   uint64_t peak_rss_bytes = 0;
+  int64_t draft_tokens = 0;           // speculative decoding: proposed
+  int64_t draft_accepted_tokens = 0;  // and kept
 };
 
 struct GenerateResult {

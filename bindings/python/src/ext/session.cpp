@@ -191,7 +191,7 @@ A conversation with a model: its KV cache, sampling state and last result.
 
     uaii.Session(model, preset=None, ram_gb=None, kv_window=None, threads=None,
                  device="cpu", max_context=None, moe_top_k=None, moe_prefetch=False,
-                 learn_calibration=False)
+                 learn_calibration=False, draft_model=None, n_draft=None)
 
 The C ABI's uaii_session_options (the C++ API's SessionOptions): preset: None /
 "none" (everything resident, the default), "laptop", "desktop", "server", "phone".
@@ -203,6 +203,9 @@ experts model (None: the file's; fewer is an approximation). moe_prefetch: read 
 the next layer's experts under a budget. learn_calibration: True folds what each generate / chat call
 measured into the storage cost model's calibration in $UAII_HOME, as `uaii generate`
 does (the C ABI's uaii_session_options.learn_calibration; docs/storage.md).
+draft_model: a smaller uaii.Model with the same vocabulary for speculative decoding
+(docs/speculative.md): it proposes up to n_draft (default 4) tokens a step, the model
+checks them in one batch; the replies are the same tokens as without it.
 
 A session belongs to one thread at a time (a second thread's call raises
 InvalidStateError); make one session per thread, they may share one model. Use it as
@@ -211,15 +214,20 @@ a context manager or call close().
       .def(py::init([](const Model& model, std::optional<std::string> preset, std::optional<double> ram_gb,
                        std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
                        std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch,
-                       bool learn_calibration) {
+                       bool learn_calibration, const py::object& draft_model, std::optional<int64_t> n_draft) {
              SessionKwargs kw{std::move(preset), ram_gb, kv_window, threads, std::move(device), max_context,
                               moe_top_k, moe_prefetch, learn_calibration};
+             if (!draft_model.is_none()) {
+               if (!py::isinstance<Model>(draft_model)) throw py::type_error("draft_model must be a uaii.Model");
+               kw.draft_model = draft_model.cast<const Model&>().handle();
+             }
+             kw.n_draft = n_draft;
              return std::make_shared<Session>(model, kw);
            }),
            py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
            py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
            py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
-           py::arg("learn_calibration") = false)
+           py::arg("learn_calibration") = false, py::arg("draft_model") = py::none(), py::arg("n_draft") = py::none())
       .def(
           "generate",
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,
