@@ -56,3 +56,42 @@ doc = json.loads(sys.argv[1])
 assert set(doc) == {"n", "kind"} and 0 <= doc["n"] <= 99 and doc["kind"] in ("x", "y"), doc
 PY
 echo "install: json_output (a JSON Schema over the C ABI) printed $json"
+
+# 4. The C++ API from the installed package (component uaii_cxx): a CMake project with
+# find_package(uaii) and uaii::uaii_cxx, and the same program with pkg-config uaii-cxx.
+cmake --install "$BUILD" --prefix "$PREFIX" --component uaii_cxx >/dev/null
+mkdir -p "$TMP/cxx"
+cat >"$TMP/cxx/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(uaii_cxx_consumer CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(uaii 0.4 CONFIG REQUIRED)
+add_executable(generate generate.cpp)
+target_link_libraries(generate PRIVATE uaii::uaii_cxx)
+CMAKE
+cat >"$TMP/cxx/generate.cpp" <<'CPP'
+#include <cstdio>
+#include "uaii/generation.h"
+int main(int argc, char** argv) {
+  auto model = uaii::Model::Load(argv[1]);
+  if (!model.ok()) { std::fprintf(stderr, "%s\n", std::string(model.status().message()).c_str()); return 1; }
+  uaii::SessionOptions so;
+  so.threads = 1;
+  auto gen = uaii::Generator::Create(*model, so);
+  if (!gen.ok()) return 1;
+  uaii::GenerationRequest req;
+  req.prompt = *(*model)->tokenizer().Encode("tok5 tok6");
+  req.max_tokens = 6;
+  auto r = (*gen)->Run(req);
+  if (!r.ok()) return 1;
+  std::printf("%zu tokens: %s\n", r->tokens.size(), r->text.c_str());
+  return r->tokens.empty() ? 1 : 0;
+}
+CPP
+cmake -S "$TMP/cxx" -B "$TMP/cxx/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$TMP/cxx/build" >/dev/null
+LD_LIBRARY_PATH="$LIBDIR" "$TMP/cxx/build/generate" "$MODEL" || { echo "install: the C++ consumer failed" >&2; exit 1; }
+c++ "$TMP/cxx/generate.cpp" -o "$TMP/cxx/generate_pc" $(PKG_CONFIG_PATH="$PC_DIR" pkg-config --cflags --libs uaii-cxx) \
+  -Wl,-rpath,"$LIBDIR"
+"$TMP/cxx/generate_pc" "$MODEL" >/dev/null || { echo "install: the pkg-config C++ consumer failed" >&2; exit 1; }
+echo "install: C++ API consumers (find_package uaii::uaii_cxx, pkg-config uaii-cxx) ran"
