@@ -29,10 +29,17 @@ public struct SessionOptions: Sendable {
   public var moeTopK: Int = 0
   /// Under a budget, read the next layer's experts ahead (results do not change).
   public var moePrefetch: Bool = false
+  /// Speculative decoding (docs/speculative.md): a smaller model with the same vocabulary
+  /// proposes up to `nDraft` tokens a step, greedily; the model checks them in one batch and
+  /// keeps those its own sampler picks too, so replies are the same as without a draft.
+  /// nil: none. The session keeps its own reference to the draft's data.
+  public var draftModel: Model?
+  /// Draft proposals per step, 1...64.
+  public var nDraft: Int = 4
 
   public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false,
               preset: Preset = .none, ramBudgetBytes: UInt64 = 0, kvWindow: Int = -1, prefillChunk: Int = 512,
-              moeTopK: Int = 0, moePrefetch: Bool = false) {
+              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, nDraft: Int = 4) {
     self.device = device
     self.threads = threads
     self.maxContext = maxContext
@@ -43,6 +50,8 @@ public struct SessionOptions: Sendable {
     self.prefillChunk = prefillChunk
     self.moeTopK = moeTopK
     self.moePrefetch = moePrefetch
+    self.draftModel = draftModel
+    self.nDraft = nDraft
   }
 }
 
@@ -119,6 +128,10 @@ public struct Usage: Sendable {
   public var prefillTokensPerSecond: Double
   public var decodeTokensPerSecond: Double
   public var peakRSSBytes: UInt64
+  /// Speculative decoding: tokens the draft proposed (0 without a draft).
+  public var draftTokens: Int
+  /// Of those, the ones the model's sampler picked too (0 <= draftAcceptedTokens <= draftTokens).
+  public var draftAcceptedTokens: Int
 
   init(_ r: uaii_generate_result) {
     stopReason = StopReason(raw: r.stop_reason)
@@ -129,6 +142,8 @@ public struct Usage: Sendable {
     prefillTokensPerSecond = r.prefill_tokens_per_s
     decodeTokensPerSecond = r.decode_tokens_per_s
     peakRSSBytes = r.peak_rss_bytes
+    draftTokens = Int(r.draft_tokens)
+    draftAcceptedTokens = Int(r.draft_accepted_tokens)
   }
 }
 

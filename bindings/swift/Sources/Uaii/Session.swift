@@ -26,12 +26,19 @@ public final class Session {
     o.prefill_chunk = Int64(options.prefillChunk)
     o.moe_top_k = Int64(options.moeTopK)
     o.moe_prefetch = options.moePrefetch ? 1 : 0
+    // The C ABI reads n_draft 0 as its default (4); here 0 is out of range like any other
+    // value outside 1...64, which the library refuses with its own message.
+    if options.nDraft == 0 {
+      throw UaiiError(status: .invalidArgument, message: "n_draft 0 is outside 1..64")
+    }
+    o.draft_model = options.draftModel?.handle
+    o.n_draft = Int32(clamping: options.nDraft)
     var out: OpaquePointer?
     let status = options.device.withCString { device in
       o.device = device
       return uaii_session_create(model.handle, &o, &out)
     }
-    try check(status)
+    try withExtendedLifetime(options.draftModel) { try check(status) }
     self.model = model
     core = SessionCore(handle: out!, model: model)
   }
