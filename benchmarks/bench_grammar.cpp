@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "uaii/grammar.h"
+#include "uaii/json_writer.h"
 #include "uaii/session.h"
 #include "uaii/token_sampler.h"
 
@@ -33,16 +34,6 @@ std::string Slurp(const char* path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string JsonEscape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += static_cast<char>(c);
-    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += static_cast<char>(c);
-  }
-  return o;
 }
 
 }  // namespace
@@ -107,10 +98,13 @@ int main(int argc, char** argv) {
     if (absl::Status st = (*session)->DecodeInto(*t, &logits); !st.ok()) return Fail(st);
     decode += secs(d0, Clock::now());
   }
-  std::printf("{\"tokens\": %lld, \"decode_s\": %.4f, \"sample_plain_s\": %.4f, \"sample_grammar_s\": %.4f, "
-              "\"overhead\": %.4f, \"fast_path_steps\": %lld, \"vocab_build_s\": %.4f, \"text\": \"%s\"}\n",
-              static_cast<long long>(n), decode, sample_plain, sample_grammar,
-              (sample_grammar - sample_plain) / (decode + sample_plain), static_cast<long long>(fast), vocab_build,
-              JsonEscape(text).c_str());
+  uaii::JsonWriter w;
+  w.BeginObject();
+  w.Key("tokens").Int(n).Key("decode_s").Double(decode).Key("sample_plain_s").Double(sample_plain);
+  w.Key("sample_grammar_s").Double(sample_grammar);
+  w.Key("overhead").Double((sample_grammar - sample_plain) / (decode + sample_plain));
+  w.Key("fast_path_steps").Int(fast).Key("vocab_build_s").Double(vocab_build).Key("text").String(text);
+  w.EndObject();
+  std::printf("%s\n", w.str().c_str());
   return 0;
 }

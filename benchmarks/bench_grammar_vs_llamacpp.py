@@ -18,12 +18,13 @@ Run it with the Python that has llama-cpp-python (requirements/oracle.txt); it c
 `python3 -c "import uaii"` (the project's SDK) once per schema to convert it.
 """
 import argparse
-import json
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
+
+from bench_vs_llamacpp import run_json  # the last JSON line a command prints
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DEFAULT = ["person.schema.json", "event.schema.json", "json.gbnf"]
@@ -95,11 +96,6 @@ LLAMA_CPP_RUNNER = textwrap.dedent("""
     print(json.dumps({"tokens": len(out), "decode_s": dec, "sample_plain_s": plain, "sample_grammar_s": gram,
                       "overhead": gram / (dec + plain), "fast_path_steps": fast, "grammar_init_s": build}))
 """)
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def main():

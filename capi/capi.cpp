@@ -431,10 +431,7 @@ uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r
     if (!g.ok()) return FromStatus(g.status());
     r->grammar = *std::move(g);
   } else if (o.grammar != nullptr) {
-    r->grammar = o.grammar;
-  }
-  if (!r->grammar.empty()) {
-    if (auto st = uaii::ValidateGrammar(r->grammar); !st.ok()) return FromStatus(st);
+    r->grammar = o.grammar;  // parsed (and refused, before anything runs) by the generator or sampler
   }
   return UAII_OK;
 }

@@ -3,13 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "sampling/json_schema_grammar.h"
-#include "uaii/grammar.h"
-#include "util/str_cat.h"
-
 namespace uaii {
 namespace {
-
 
 // The piece llama.cpp's grammar matches for a token (llama_vocab::token_to_piece with
 // specials rendered): the decoded bytes, a control token's text, U+2585 for the unknown
@@ -35,24 +30,6 @@ absl::StatusOr<std::unique_ptr<sampling::GrammarConstraint>> MakeGrammarConstrai
   auto grammar = sampling::ParseGbnf(gbnf);
   if (!grammar.ok()) return grammar.status();
   return std::make_unique<sampling::GrammarConstraint>(*std::move(grammar), std::move(vocab));
-}
-
-absl::Status ValidateGrammar(std::string_view gbnf, std::string_view root) {
-  return sampling::ParseGbnf(gbnf, root).status();
-}
-
-absl::StatusOr<std::string> JsonSchemaToGrammar(std::string_view schema_json) {
-  absl::StatusOr<std::string> gbnf = sampling::JsonSchemaToGbnf(schema_json);
-  if (!gbnf.ok()) return gbnf;
-  // The converter writes llama.cpp's grammar text even where llama.cpp's loader cannot
-  // take it (a minItems / minLength above the maximum gives {m,n} with n < m; a count
-  // above 2000): refused here, naming both the schema and the grammar's error.
-  if (absl::Status st = sampling::ParseGbnf(*gbnf).status(); !st.ok()) {
-    return absl::InvalidArgumentError(StrCat("JSON schema: its grammar cannot be used (a minimum count above the "
-                                             "maximum, or more than 2000 repetitions): ",
-                                             std::string(st.message())));
-  }
-  return gbnf;
 }
 
 }  // namespace uaii

@@ -108,9 +108,8 @@ GrammarMatcher::StateId GrammarMatcher::Transition(StateId state, uint32_t cp) {
   const uint64_t key = (static_cast<uint64_t>(state) << 32) | cp;
   if (auto it = transitions_.find(key); it != transitions_.end()) return it->second;
   std::vector<uint32_t> next;
-  // states_ may grow below (Closure interns nodes, not states), so copy the node list.
-  const std::vector<uint32_t> nodes = states_[state];
-  for (uint32_t x : nodes) {
+  // Closure interns nodes, not states: states_ does not move until InternState below.
+  for (uint32_t x : states_[state]) {
     if (x == 0) continue;  // an empty stack accepts nothing more
     const Node n = nodes_[x];
     if (!g_->charsets[g_->elements[n.pos].value].Matches(cp)) continue;

@@ -1,7 +1,7 @@
 #include "sampling/sampler.h"
 
 #include <algorithm>
-#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace uaii::sampling {
@@ -50,8 +50,8 @@ absl::StatusOr<int32_t> Sampler::Sample(std::span<const float> logits, GrammarCo
   masked_.assign(logits.begin(), logits.end());
   grammar->Mask(masked_);
   if (!grammar->error().ok()) return grammar->error();
-  const bool any = std::any_of(masked_.begin(), masked_.end(), [](float l) { return !std::isinf(l) || l > 0; });
-  if (!any) {
+  constexpr float kMasked = -std::numeric_limits<float>::infinity();
+  if (std::all_of(masked_.begin(), masked_.end(), [](float l) { return l == kMasked; })) {
     return absl::FailedPreconditionError("grammar: no token of the vocabulary can continue the grammar here");
   }
   return Sample(masked_);

@@ -50,3 +50,25 @@ def run_uaii(exe, *args, env=None, check=True, timeout=600):
     if check and p.returncode != 0:
         raise AssertionError(f"uaii {' '.join(map(str, args))} exited {p.returncode}: {p.stderr}")
     return p
+
+
+def run_uaii_with_tty_stderr(exe, *args, env=None, timeout=300):
+    """Runs the CLI with stderr on a pseudo-terminal (where progress bars draw); asserts it
+    exits 0 and returns (stdout, what the terminal showed)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([str(exe), *map(str, args)], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    out = p.stdout.read().decode()
+    assert p.wait(timeout=timeout) == 0
+    return out, b"".join(chunks).decode(errors="replace")

@@ -1,11 +1,10 @@
 """`uaii generate` end to end on the default model and a tiny fixture."""
 import json
-import os
 import subprocess
 
 import jsonschema
 
-from conftest import SHARED, load_schema, run_uaii
+from conftest import SHARED, load_schema, run_uaii, run_uaii_with_tty_stderr
 
 
 def test_generate_json_matches_schema(uaii_bin, default_model):
@@ -120,23 +119,7 @@ def test_generate_context_past_the_model_maximum_is_an_error(uaii_bin, fixtures_
 
 def _generate_with_tty_stderr(uaii_bin, *args):
     """`uaii generate ARGS` with stderr on a pseudo-terminal: (stdout, what the terminal showed)."""
-    import pty
-    master, slave = pty.openpty()
-    p = subprocess.Popen([str(uaii_bin), "generate", *map(str, args)], stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    out = p.stdout.read().decode()
-    assert p.wait(timeout=300) == 0
-    return out, b"".join(chunks).decode(errors="replace")
+    return run_uaii_with_tty_stderr(uaii_bin, "generate", *args)
 
 
 def test_load_progress_bar_on_a_terminal_only(uaii_bin, default_model):

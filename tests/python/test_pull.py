@@ -19,7 +19,7 @@ import urllib.parse
 import jsonschema
 import pytest
 
-from conftest import load_schema, run_uaii
+from conftest import load_schema, run_uaii, run_uaii_with_tty_stderr
 
 
 class FakeHub:
@@ -358,26 +358,9 @@ def test_pull_does_not_send_the_token_to_a_redirect_target_on_another_host(uaii_
 
 def _pull_with_tty_stderr(uaii_bin, hub, *args):
     """Runs `uaii pull` with stderr on a pseudo-terminal (where the progress bar draws)."""
-    import os
-    import pty
     env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_TOKEN": "", "http_proxy": "", "https_proxy": "",
            "HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "no_proxy": "127.0.0.1"}
-    master, slave = pty.openpty()
-    p = subprocess.Popen([str(uaii_bin), "pull", *map(str, args)], stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    out = p.stdout.read().decode()
-    assert p.wait(timeout=120) == 0
-    return out, b"".join(chunks).decode(errors="replace")
+    return run_uaii_with_tty_stderr(uaii_bin, "pull", *args, env=env, timeout=120)
 
 
 def test_pull_progress_bar_on_a_terminal_only(uaii_bin, hub, fixtures_dir, tmp_path):

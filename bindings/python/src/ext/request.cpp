@@ -30,16 +30,6 @@ std::string NoNul(const char* what, std::string s) {
   return s;
 }
 
-std::string ToJson(const char* what, const py::object& o) {
-  if (py::isinstance<py::str>(o)) return NoNul(what, EncodeUtf8(o));  // already JSON
-  try {
-    return EncodeUtf8(py::module_::import("json").attr("dumps")(o, py::arg("ensure_ascii") = false));
-  } catch (py::error_already_set& e) {
-    if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
-    Fail(UAII_ERR_INVALID_ARGUMENT, std::string(what) + " cannot be written as JSON: " + std::string(py::str(e.value())));
-  }
-}
-
 void Apply(const SamplingArgs& a, Request* r) {
   uaii_generate_options& o = r->options;
   uaii_generate_options_init(&o);
@@ -71,6 +61,16 @@ void Apply(const SamplingArgs& a, Request* r) {
 }
 
 }  // namespace
+
+std::string ToJson(const char* what, const py::object& o) {
+  if (py::isinstance<py::str>(o)) return NoNul(what, EncodeUtf8(o));  // already JSON
+  try {
+    return EncodeUtf8(py::module_::import("json").attr("dumps")(o, py::arg("ensure_ascii") = false));
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
+    Fail(UAII_ERR_INVALID_ARGUMENT, std::string(what) + " cannot be written as JSON: " + std::string(py::str(e.value())));
+  }
+}
 
 SamplingArgs MakeSamplingArgs(std::optional<int64_t> max_tokens, std::optional<double> temperature,
                               std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,

@@ -28,6 +28,10 @@ struct SamplingArgs {
   py::object json_schema = py::none();  // None, a JSON Schema as a dict / bool, or its JSON text
 };
 
+// `o` as JSON text: a str is taken as JSON already, anything else goes through json.dumps
+// (InvalidArgumentError naming `what` when it cannot).
+std::string ToJson(const char* what, const py::object& o);
+
 // args with the structured-output keywords set (Session.generate / chat, uaii.Sampler).
 SamplingArgs WithGrammar(SamplingArgs args, py::object grammar, py::object json_schema);
 

@@ -75,7 +75,7 @@ void BindSampler(py::module_& m) {
   m.def(
       "json_schema_to_grammar",
       [](const py::object& schema) {
-        const std::string json = Request::Generate(py::str(""), WithGrammar({}, py::none(), schema)).json_schema.value();
+        const std::string json = ToJson("schema", schema);
         char* out = nullptr;
         Check(uaii_json_schema_to_grammar(json.c_str(), &out));
         std::string gbnf(out);
