@@ -1,5 +1,7 @@
 #include "loaders/hf_config.h"
 
+#include <cstdint>
+
 #include <cmath>
 #include <initializer_list>
 
@@ -33,7 +35,7 @@ std::optional<std::pair<std::string_view, element>> Get(object obj, std::initial
 
 // Integer-valued fields; a float with an integral value (1024.0) is accepted.
 absl::Status ReadInt(std::string_view origin, object obj, std::initializer_list<std::string_view> names, int64_t& out,
-                     int64_t min_value = 0) {
+                     int64_t min_value = 0, int64_t max_value = INT64_MAX) {
   auto got = Get(obj, names);
   if (!got) return absl::OkStatus();
   auto [key, e] = *got;
@@ -46,6 +48,7 @@ absl::Status ReadInt(std::string_view origin, object obj, std::initializer_list<
     return Bad(origin, key, StrCat("expected an integer, got ", simdjson::to_string(e)));
   }
   if (v < min_value) return Bad(origin, key, StrCat("must be >= ", min_value, ", got ", v));
+  if (v > max_value) return Bad(origin, key, StrCat(v, " is not plausible (at most ", max_value, ")"));
   out = v;
   return absl::OkStatus();
 }
@@ -276,7 +279,10 @@ absl::StatusOr<HfConfig> ParseHfConfig(std::string_view json, std::string_view o
   }
   UAII_TRY(ReadInt(origin, obj, {"vocab_size"}, c.vocab_size, 1));
   UAII_TRY(ReadInt(origin, obj, {"hidden_size", "n_embd", "d_model"}, c.hidden_size, 1));
-  UAII_TRY(ReadInt(origin, obj, {"num_hidden_layers", "n_layer", "num_layers"}, c.num_hidden_layers, 1));
+  // Bounded here, where every reader of a config.json passes (pull, inspect, graph
+  // building): per-layer tables are sized from it. The GGUF block_count's bound.
+  UAII_TRY(ReadInt(origin, obj, {"num_hidden_layers", "n_layer", "num_layers"}, c.num_hidden_layers, 1,
+                   kMaxHfLayers));
   UAII_TRY(ReadInt(origin, obj, {"num_attention_heads", "n_head"}, c.num_attention_heads, 1));
   UAII_TRY(ReadInt(origin, obj, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, c.num_key_value_heads, 1));
   UAII_TRY(ReadInt(origin, obj, {"head_dim"}, c.head_dim, 1));

@@ -41,12 +41,16 @@ struct RopeScaling {
 };
 std::string_view RopeScalingName(RopeScaling::Kind k);  // "none", "linear", "dynamic", "llama3", "yarn", "longrope"
 
+// The most layers a config.json may declare (ParseHfConfig refuses more), as a GGUF's
+// block_count (loaders/gguf_summary.cpp).
+inline constexpr int64_t kMaxHfLayers = 4096;
+
 struct HfConfig {
   std::string model_type;                  // "" when absent
   std::vector<std::string> architectures;  // e.g. ["LlamaForCausalLM"]; informative only
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;             // n_embd
-  int64_t num_hidden_layers = 0;       // n_layer
+  int64_t num_hidden_layers = 0;       // n_layer, 1..kMaxHfLayers
   int64_t num_attention_heads = 0;     // n_head
   int64_t num_key_value_heads = 0;     // default num_attention_heads
   int64_t head_dim = 0;                // default hidden_size / num_attention_heads

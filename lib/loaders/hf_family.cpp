@@ -237,7 +237,6 @@ absl::StatusOr<Detection> FinishLayout(const HfConfig& c, const std::vector<Tens
                         {c.num_attention_heads, "num_attention_heads"}, {c.vocab_size, "vocab_size"},
                         {c.max_position_embeddings, "max_position_embeddings"}})
     if (auto st = RequireDim(v, key); !st.ok()) return st;
-  if (c.num_hidden_layers > 4096) return absl::InvalidArgumentError(StrCat("config.json: num_hidden_layers: ", c.num_hidden_layers, " is not plausible"));
   bool moe = false;
   for (const auto& r : d.roles) moe |= r.expert >= 0;
   if (gpt2) {

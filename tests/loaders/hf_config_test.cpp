@@ -104,6 +104,8 @@ TEST_CASE("hf config: fail closed with the key named", "[hf_config]") {
       {R"({"hidden_size":"64"})", "hidden_size"},
       {R"({"hidden_size":-3})", "hidden_size"},
       {R"({"num_hidden_layers":2.5})", "num_hidden_layers"},
+      // fuzz_hf_config: 1.4e13 layers (the num_layers alias) reached a per-layer table.
+      {R"({"model_type": "gemma2", "num_layers": 1372e10})", "num_layers: 13720000000000 is not plausible"},
       {R"({"hidden_size":65,"num_attention_heads":4})", "head_dim"},
       {R"({"num_attention_heads":4,"num_key_value_heads":3})", "num_key_value_heads"},
       {Cfg(R"("num_local_experts":8,"num_experts_per_tok":9)"), "num_experts_per_tok"},
