@@ -257,10 +257,12 @@ done:
 
 /* ---- session ---- */
 
-/* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch]. */
+/* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch];
+ * draft_model: a model handle for speculative decoding (0: none), n_draft passed as is (the
+ * library checks its range). The session keeps its own reference to the draft's data. */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
                                                            jint threads, jlong max_context, jboolean learn_calibration,
-                                                           jlongArray memory) {
+                                                           jlongArray memory, jlong draft_model, jint n_draft) {
   uaii_session_options o;
   uaii_session* session = NULL;
   uaii_status st;
@@ -283,6 +285,8 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
     o.moe_top_k = m[4];
     o.moe_prefetch = m[5] ? 1u : 0u;
   }
+  o.draft_model = (const uaii_model*)from_handle(draft_model);
+  o.n_draft = (int32_t)n_draft;
   st = uaii_session_create((const uaii_model*)from_handle(model), &o, &session);
   free(dev);
   if (st != UAII_OK) {
@@ -506,14 +510,18 @@ typedef struct sink_context {
   jobject sink;
 } sink_context;
 
-/* [stop_reason, prompt, completion, cached, reasoning, peak_rss] and [prefill, decode] tok/s. */
-static void result_arrays(const uaii_generate_result* r, jlong stats[6], jdouble rates[2]) {
+/* [stop_reason, prompt, completion, cached, reasoning, peak_rss, draft, draft_accepted]
+ * (Usage.STATS_SIZE in Kotlin) and [prefill, decode] tok/s. */
+#define N_STATS 8
+static void result_arrays(const uaii_generate_result* r, jlong stats[N_STATS], jdouble rates[2]) {
   stats[0] = (jlong)r->stop_reason;
   stats[1] = (jlong)r->prompt_tokens;
   stats[2] = (jlong)r->completion_tokens;
   stats[3] = (jlong)r->cached_tokens;
   stats[4] = (jlong)r->reasoning_tokens;
   stats[5] = (jlong)r->peak_rss_bytes;
+  stats[6] = (jlong)r->draft_tokens;
+  stats[7] = (jlong)r->draft_accepted_tokens;
   rates[0] = r->prefill_tokens_per_s;
   rates[1] = r->decode_tokens_per_s;
 }
@@ -524,16 +532,16 @@ static int on_event(const uaii_event* ev, void* user_data) {
   jboolean go = JNI_FALSE;
   if ((*env)->ExceptionCheck(env)) return 1;
   if (ev->kind == UAII_EVENT_DONE) {
-    jlong stats[6];
+    jlong stats[N_STATS];
     jdouble rates[2];
     jlongArray s;
     jdoubleArray r;
     if (ev->result == NULL) return 0;
     result_arrays(ev->result, stats, rates);
-    s = (*env)->NewLongArray(env, 6);
+    s = (*env)->NewLongArray(env, N_STATS);
     r = (*env)->NewDoubleArray(env, 2);
     if (s == NULL || r == NULL) return 1;
-    (*env)->SetLongArrayRegion(env, s, 0, 6, stats);
+    (*env)->SetLongArrayRegion(env, s, 0, N_STATS, stats);
     (*env)->SetDoubleArrayRegion(env, r, 0, 2, rates);
     go = (*env)->CallBooleanMethod(env, c->sink, g_sink_on_done, s, r);
     (*env)->DeleteLocalRef(env, s);
@@ -609,10 +617,10 @@ JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_sessionRun(JNIEnv* env, jclass
     goto done;
   }
   {
-    jlong stats[6];
+    jlong stats[N_STATS];
     jdouble rates[2];
     result_arrays(&result, stats, rates);
-    (*env)->SetLongArrayRegion(env, out_stats, 0, 6, stats);
+    (*env)->SetLongArrayRegion(env, out_stats, 0, N_STATS, stats);
     (*env)->SetDoubleArrayRegion(env, out_rates, 0, 2, rates);
   }
   reply = new_bytes(env, text, strlen(text));

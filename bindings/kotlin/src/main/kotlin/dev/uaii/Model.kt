@@ -25,15 +25,24 @@ class Model private constructor(handle: Long) : AutoCloseable {
   /** The model's tokenizer, a handle of its own: close it too. */
   fun tokenizer(): Tokenizer = Tokenizer(Native.modelTokenizer(handle.get()))
 
-  /** A new conversation (KV cache, sampler) over this model. */
+  /**
+   * A new conversation (KV cache, sampler) over this model; with [SessionOptions.draftModel],
+   * speculative decoding (a draft of another vocabulary, or nDraft outside 1..64, throws
+   * UaiiException(INVALID_ARGUMENT) with the library's message).
+   */
   @JvmOverloads
-  fun newSession(options: SessionOptions = SessionOptions()): Session =
-    Session(
+  fun newSession(options: SessionOptions = SessionOptions()): Session {
+    // The C ABI reads n_draft 0 as its default (4); here the default is 4 itself, so 0 is out
+    // of range like any other value outside 1..64, which the library refuses with its message.
+    if (options.nDraft == 0) throw UaiiException(Status.INVALID_ARGUMENT, "n_draft 0 is outside 1..64")
+    val draft = options.draftModel
+    return Session(
       Native.sessionCreate(
         handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration,
-        options.memory()
+        options.memory(), draft?.rawHandle() ?: 0L, options.nDraft
       ),
-      this)
+      this, draft)
+  }
 
   /** Width of a logits row (the model's vocabulary; may exceed the tokenizer's). */
   val nVocab: Long get() = Native.modelNVocab(handle.get())

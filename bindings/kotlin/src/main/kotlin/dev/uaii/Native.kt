@@ -36,9 +36,13 @@ internal object Native {
   @JvmStatic external fun tokenize(handle: Long, text: ByteArray, flags: Int): IntArray
   @JvmStatic external fun detokenize(handle: Long, ids: IntArray, flags: Int): ByteArray
 
-  /** memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1)]. */
+  /**
+   * memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1)];
+   * draftModel: a model handle for speculative decoding, or 0; nDraft as the C ABI reads it.
+   */
   @JvmStatic external fun sessionCreate(
-    model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean, memory: LongArray
+    model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean, memory: LongArray,
+    draftModel: Long, nDraft: Int
   ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)
@@ -70,7 +74,10 @@ internal object Native {
 internal interface NativeSink {
   /** Text, thinking, tool-call and error events; false stops the generation. */
   fun onEvent(kind: Int, text: ByteArray): Boolean
-  /** The last event: [stop, prompt, completion, cached, reasoning, peakRss], [prefill, decode] tok/s. */
+  /**
+   * The last event: [stop, prompt, completion, cached, reasoning, peakRss, draft, draftAccepted]
+   * (Usage.STATS_SIZE), [prefill, decode] tok/s.
+   */
   fun onDone(stats: LongArray, rates: DoubleArray): Boolean
 }
 

@@ -26,7 +26,16 @@ data class SessionOptions @JvmOverloads constructor(
   /** Mixture-of-experts models: experts per token (0: the file's, exact). */
   val moeTopK: Long = 0,
   /** Under a budget, read the next layer's experts ahead (results do not change). */
-  val moePrefetch: Boolean = false
+  val moePrefetch: Boolean = false,
+  /**
+   * Speculative decoding (docs/speculative.md): a smaller model with the same vocabulary
+   * proposes up to [nDraft] tokens a step, greedily; the model checks them in one batch and
+   * keeps those its own sampler picks too, so replies are the same as without a draft.
+   * null: none. The session keeps its own reference to the draft's data.
+   */
+  val draftModel: Model? = null,
+  /** Draft proposals per step, 1..64. */
+  val nDraft: Int = 4
 ) {
   enum class Preset(val code: Int) { NONE(0), LAPTOP(1), DESKTOP(2), SERVER(3), PHONE(4) }
 
@@ -97,11 +106,19 @@ data class Usage(
   val reasoningTokens: Long,
   val peakRssBytes: Long,
   val prefillTokensPerSecond: Double,
-  val decodeTokensPerSecond: Double
+  val decodeTokensPerSecond: Double,
+  /** Speculative decoding ([SessionOptions.draftModel]): tokens the draft proposed (0 without a draft). */
+  val draftTokens: Long = 0,
+  /** Of those, the ones the model's sampler picked too (0 <= draftAcceptedTokens <= draftTokens). */
+  val draftAcceptedTokens: Long = 0
 ) {
   internal companion object {
+    /** The shim's arrays (NativeSink.onDone): STATS_SIZE longs, two rates. */
+    const val STATS_SIZE = 8
+
     fun of(stats: LongArray, rates: DoubleArray) =
-      Usage(StopReason.of(stats[0].toInt()), stats[1], stats[2], stats[3], stats[4], stats[5], rates[0], rates[1])
+      Usage(StopReason.of(stats[0].toInt()), stats[1], stats[2], stats[3], stats[4], stats[5], rates[0], rates[1],
+            stats[6], stats[7])
   }
 }
 

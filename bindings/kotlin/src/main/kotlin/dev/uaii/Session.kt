@@ -3,7 +3,15 @@
 // INVALID_STATE, and close() waits for the running call (cancelling a stream first).
 package dev.uaii
 
-class Session internal constructor(handle: Long, /** Kept alive by the session. */ val model: Model) : AutoCloseable {
+class Session internal constructor(
+  handle: Long,
+  /** Kept alive by the session. */ val model: Model,
+  /**
+   * The speculative draft ([SessionOptions.draftModel]; null: none). The C session holds its
+   * own reference to the draft's data: closing this Model while the session runs is safe.
+   */
+  val draftModel: Model? = null
+) : AutoCloseable {
   private val handle = Handle(handle, "Session", Native::sessionDestroy)
   private val lock = Object()
   private var owner: Thread? = null // the thread running a call on the handle
@@ -136,7 +144,7 @@ class Session internal constructor(handle: Long, /** Kept alive by the session. 
   }
 
   internal fun run(chat: Boolean, prompt: ByteArray, tools: ByteArray?, options: GenerateOptions, sink: NativeSink?): Generation {
-    val stats = LongArray(6)
+    val stats = LongArray(Usage.STATS_SIZE)
     val rates = DoubleArray(2)
     val text = Native.sessionRun(handle.get(), chat, prompt, tools, options.ints(), options.floats(), options.seed,
       options.stops(), options.grammarBytes(), options.jsonSchemaBytes(), sink, stats, rates)

@@ -1,0 +1,125 @@
+// Speculative decoding through the Kotlin SDK (docs/speculative.md): a session whose
+// SessionOptions name a draft model gives the replies a session without one gives, and its
+// Usage counts the proposals; a draft of another vocabulary and an nDraft outside 1..64 are
+// refused with the library's message. The default model (Gemma 3 270M) is its own draft;
+// the other vocabulary is the tiny llama fixture (tests/fixtures/make_tiny_models.py, in the
+// directory -Duaii.fixtures.dir that bindings/kotlin/scripts/test.sh sets).
+package dev.uaii
+
+import java.io.File
+import org.junit.AfterClass
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
+import org.junit.BeforeClass
+import org.junit.Test
+
+class SpeculativeTest {
+  companion object {
+    lateinit var model: Model
+
+    @BeforeClass @JvmStatic
+    fun open() {
+      model = Model.open()
+    }
+
+    @AfterClass @JvmStatic
+    fun close() = model.close()
+
+    const val PROMPT = "The capital of France is"
+  }
+
+  private inline fun <reified E : Throwable> assertThrows(body: () -> Unit): E {
+    try {
+      body()
+    } catch (e: Throwable) {
+      if (e is E) return e
+      throw AssertionError("expected ${E::class.java.simpleName}, got $e", e)
+    }
+    throw AssertionError("expected ${E::class.java.simpleName}, nothing was thrown")
+  }
+
+  private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
+
+  /** The same request without and with [draft]: the replies must be token for token the same. */
+  private fun compare(options: GenerateOptions, draft: Model, nDraft: Int): Pair<Generation, Generation> {
+    val plain = model.newSession().use { it.generate(PROMPT, options) }
+    val spec = model.newSession(SessionOptions(draftModel = draft, nDraft = nDraft)).use { it.generate(PROMPT, options) }
+    assertTrue(plain.text.isNotEmpty())
+    assertEquals(plain.text, spec.text)
+    assertEquals(plain.usage.completionTokens, spec.usage.completionTokens)
+    assertEquals(plain.usage.stopReason, spec.usage.stopReason)
+    assertEquals(0L, plain.usage.draftTokens)
+    assertEquals(0L, plain.usage.draftAcceptedTokens)
+    assertTrue("the draft proposed nothing: ${spec.usage}", spec.usage.draftTokens > 0)
+    assertTrue("${spec.usage}", spec.usage.draftAcceptedTokens in 0..spec.usage.draftTokens)
+    return Pair(plain, spec)
+  }
+
+  @Test fun greedyReplyWithTheModelAsItsOwnDraftIsTheSame() {
+    val (_, spec) = compare(GenerateOptions(maxTokens = 24), model, 4)
+    // Its own draft proposes what the model picks greedily: every proposal is kept.
+    assertEquals(spec.usage.draftTokens, spec.usage.draftAcceptedTokens)
+  }
+
+  @Test fun sampledReplyWithADraftIsTheSame() {
+    compare(GenerateOptions(maxTokens = 24, temperature = 0.8f, seed = 11), model, 3)
+  }
+
+  @Test fun streamedDoneEventCarriesTheDraftCounts() {
+    model.newSession(SessionOptions(draftModel = model, nDraft = 5)).use { session ->
+      var done: Usage? = null
+      val g = session.generate(PROMPT, GenerateOptions(maxTokens = 12)) { ev ->
+        if (ev is Event.Done) done = ev.usage
+        true
+      }
+      assertEquals(g.usage, done)
+      assertTrue("${g.usage}", g.usage.draftTokens > 0)
+      var last: Event? = null
+      session.reset()
+      session.stream(PROMPT, GenerateOptions(maxTokens = 12)).use { events -> for (ev in events) last = ev }
+      val streamed = (last as Event.Done).usage
+      assertEquals(g.usage.draftTokens, streamed.draftTokens)
+      assertEquals(g.usage.draftAcceptedTokens, streamed.draftAcceptedTokens)
+    }
+  }
+
+  @Test fun theSessionKeepsAClosedDraftModelsData() {
+    val options = GenerateOptions(maxTokens = 16)
+    val want = model.newSession().use { it.generate(PROMPT, options) }
+    val draft = Model.open() // a second handle on the default model, closed before the session runs
+    val session = try {
+      model.newSession(SessionOptions(draftModel = draft))
+    } finally {
+      draft.close()
+    }
+    session.use {
+      val got = it.generate(PROMPT, options)
+      assertEquals(want.text, got.text)
+      assertTrue("${got.usage}", got.usage.draftTokens > 0)
+    }
+    // A closed draft handle cannot start a new session.
+    val e = assertThrows<IllegalStateException> { model.newSession(SessionOptions(draftModel = draft)) }
+    assertTrue(e.message!!, e.message!!.contains("Model is closed"))
+  }
+
+  @Test fun nDraftOutsideOneToSixtyFourIsRefused() {
+    for (n in listOf(65, 0, -1)) {
+      val e = assertThrows<UaiiException> { model.newSession(SessionOptions(draftModel = model, nDraft = n)) }
+      assertEquals(Status.INVALID_ARGUMENT, e.status)
+      assertTrue(e.message!!, e.message!!.startsWith("n_draft $n is outside "))
+    }
+    // 1 and 64 are the bounds the library takes.
+    for (n in listOf(1, 64)) model.newSession(SessionOptions(draftModel = model, nDraft = n)).close()
+  }
+
+  @Test fun aDraftOfAnotherVocabularyIsRefused() {
+    val dir = System.getProperty("uaii.fixtures.dir") ?: error("run by scripts/test.sh with -Duaii.fixtures.dir set")
+    val tiny = File(dir, "tiny/tiny-llama-f32.gguf")
+    assertTrue("fixture missing: $tiny (tests/fixtures/make_tiny_models.py writes it; scripts/test.sh runs that)", tiny.exists())
+    Model.open(tiny.path).use { other ->
+      val e = assertThrows<UaiiException> { model.newSession(SessionOptions(draftModel = other)) }
+      assertEquals(Status.INVALID_ARGUMENT, e.status)
+      assertTrue(e.message!!, e.message!!.contains("same vocabulary"))
+    }
+  }
+}
