@@ -12,15 +12,17 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 OUT=${2:-dist}
 [ -f "$BUILD/libuaii.so.0" ] || { echo "build_wheel: $BUILD/libuaii.so.0 is missing: build first (scripts/setup.sh)" >&2; exit 1; }
+BUILD=$(realpath "$BUILD")   # absolute: the tests pass one, and "$PWD/$BUILD" would nest it
 RAW=$(mktemp -d)
 trap 'rm -rf "$RAW"' EXIT
 UAII_PREBUILT_DIR="$BUILD" CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache} \
   python3 -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps -w "$RAW" \
-  -C build-dir="$PWD/$BUILD/python-wheel" ./bindings/python
+  -C build-dir="$BUILD/python-wheel" ./bindings/python
 # The newest manylinux tag this machine's glibc allows (Debian 12: 2.36; auditwheel
-# lowers it to what the symbols actually need).
-GLIBC=$(ldd --version | head -1 | grep -o '[0-9]*\.[0-9]*$')
+# lowers it to what the symbols actually need). getconf, not `ldd --version | head`: under
+# pipefail head's early exit kills ldd with SIGPIPE, and the script exits 141 in silence.
+GLIBC=$(getconf GNU_LIBC_VERSION | grep -o '[0-9]*\.[0-9]*$')
 mkdir -p "$OUT"
 python3 -m auditwheel repair --plat "manylinux_${GLIBC/./_}_$(uname -m)" -w "$OUT" "$RAW"/uaii-*.whl \
   >"$RAW/repair.log" 2>&1 || { cat "$RAW/repair.log" >&2; exit 1; }
-ls -t "$OUT"/uaii-*manylinux*.whl | head -1
+ls -t "$OUT"/uaii-*manylinux*.whl | sed -n 1p
