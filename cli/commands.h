@@ -11,6 +11,7 @@ int RunTokenize(int argc, char** argv);
 int RunPull(int argc, char** argv);
 int RunChat(int argc, char** argv);
 int RunCompile(int argc, char** argv);
+int RunServe(int argc, char** argv);
 
 // Each subcommand's usage (in its file): printed with a usage error, and on stdout with
 // exit code 0 for `uaii COMMAND --help` (main.cpp).
@@ -21,5 +22,6 @@ extern const char* const kTokenizeUsage;
 extern const char* const kPullUsage;
 extern const char* const kChatUsage;
 extern const char* const kCompileUsage;
+extern const char* const kServeUsage;
 
 }  // namespace uaii::cli

@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
     {"chat", uaii::cli::RunChat, "chat with a model: interactive turns, or one scripted turn as JSON blocks",
      &uaii::cli::kChatUsage},
     {"pull", uaii::cli::RunPull, "download a Hugging Face model (or --dry-run: will it fit?)", &uaii::cli::kPullUsage},
+    {"serve", uaii::cli::RunServe, "an OpenAI-compatible HTTP server with a dashboard (docs/serving.md)",
+     &uaii::cli::kServeUsage},
     {"compile", uaii::cli::RunCompile, "write a model's graph as .uaii / .uaii.json; --plan prints the plan",
      &uaii::cli::kCompileUsage},
 };

@@ -49,7 +49,7 @@ dict_of() {
     output_parser) echo fuzz/dict/output_parser.dict ;;
     tokenize) echo fuzz/dict/tokenize.dict ;;
     grammar) echo fuzz/dict/gbnf.dict ;;
-    safetensors|safetensors_index|hf_config|tokenizer_json|ir_graph|chat_request|hub) echo fuzz/dict/json.dict ;;
+    safetensors|safetensors_index|hf_config|tokenizer_json|ir_graph|chat_request|hub|server_request) echo fuzz/dict/json.dict ;;
   esac
 }
 

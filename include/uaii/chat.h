@@ -34,6 +34,9 @@ struct ChatTurnRequest {
   sampling::SamplingParams sampling = sampling::SamplingParams::Greedy();
   std::vector<std::string> stop;
   std::string grammar;  // GBNF the reply must follow (uaii/grammar.h); empty: none
+  // Sees each generated token, after the events its text released; false cancels the
+  // turn. Empty: none. (A server's live tokens/s counts tokens, not text events.)
+  TokenCallback on_token = nullptr;
 };
 
 // Sees each reply event as it streams: text / thinking deltas, whole tool calls and
@@ -57,6 +60,10 @@ class ChatEngine {
 
   // The prompt the template renders for `request` (what `uaii template` prints).
   absl::StatusOr<std::string> Render(const ChatTurnRequest& request) const;
+  // The tokens Run evaluates as the prompt of `request`: Render's text, tokenized. Like
+  // Render, const and safe to call from any thread while another thread runs the engine
+  // (a server picks a slot by them before it takes one).
+  absl::StatusOr<std::vector<TokenId>> PromptTokens(const ChatTurnRequest& request) const;
   absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request,
                                      const ChatEventCallback& on_event = nullptr);
   void Reset();

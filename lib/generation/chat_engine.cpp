@@ -102,13 +102,24 @@ absl::StatusOr<std::string> ChatEngine::Render(const ChatTurnRequest& request) c
   return chat::RenderChat(*source, cr);
 }
 
+namespace {
+// The rendered prompt spells its special tokens out; BOS is not doubled when the
+// template already wrote it.
+absl::StatusOr<std::vector<TokenId>> EncodePrompt(const Tokenizer& tok, const std::string& prompt_text) {
+  return tok.Encode(prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
+}
+}  // namespace
+
+absl::StatusOr<std::vector<TokenId>> ChatEngine::PromptTokens(const ChatTurnRequest& request) const {
+  auto prompt_text = Render(request);
+  if (!prompt_text.ok()) return prompt_text.status();
+  return EncodePrompt(impl_->generator->model().tokenizer(), *prompt_text);
+}
+
 absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, const ChatEventCallback& on_event) {
   auto prompt_text = Render(request);
   if (!prompt_text.ok()) return prompt_text.status();
-  const Tokenizer& tok = impl_->generator->model().tokenizer();
-  // The rendered prompt spells its special tokens out; BOS is not doubled when the
-  // template already wrote it.
-  auto prompt = tok.Encode(*prompt_text, EncodeOptions{.parse_special = true, .add_special = true});
+  auto prompt = EncodePrompt(impl_->generator->model().tokenizer(), *prompt_text);
   if (!prompt.ok()) return prompt.status();
 
   GenerationRequest gen;
@@ -140,6 +151,7 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
     deliver(parser.Feed(text));
     if (count_reasoning && id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking)
       ++result.reasoning_tokens;
+    if (go_on && request.on_token && id != kNoToken && !request.on_token(id, text)) go_on = false;
     return go_on;
   });
   if (!r.ok()) return r.status();
