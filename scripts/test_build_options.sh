@@ -43,13 +43,15 @@ echo "test_build_options: a configure without liburing, libedit and Catch2 turns
 cmake -S . -B "$DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DUAII_IO_URING=OFF -DUAII_LIBEDIT=OFF -DUAII_BUILD_BENCHMARKS=OFF -DUAII_ONEDNN=OFF \
-  -DUAII_BUILD_SWIFT=OFF -DUAII_BUILD_KOTLIN=OFF -DUAII_BUILD_TESTS=ON >/dev/null || fail "configure of $DIR"
+  -DUAII_BUILD_SWIFT=OFF -DUAII_BUILD_KOTLIN=OFF -DUAII_SERVER=OFF -DUAII_BUILD_TESTS=ON >/dev/null || fail "configure of $DIR"
 cmake --build "$DIR" -j"$(nproc)" || fail "build of $DIR"
 for bin in "$DIR/uaii" "$DIR/libuaii.so.0"; do
-  if ldd "$bin" | grep -E "liburing|libedit"; then fail "$bin links an optional library that was turned off"; fi
+  if ldd "$bin" | grep -E "liburing|libedit|httplib"; then fail "$bin links an optional library that was turned off"; fi
 done
+serve_out=$("$DIR/uaii" serve 2>&1 || true)
+[[ $serve_out == *"this build has no server"* ]] || fail "uaii serve without UAII_SERVER does not say so: $serve_out"
 if compgen -G "$DIR/benchmarks/*bench*" >/dev/null; then fail "benchmarks built with UAII_BUILD_BENCHMARKS=OFF"; fi
-echo "test_build_options: $DIR built without liburing, libedit and the benchmarks"
+echo "test_build_options: $DIR built without liburing, libedit, the server and the benchmarks"
 
 # 3. Its tests, and the CLI's report of the expert reads.
 source scripts/common.sh
