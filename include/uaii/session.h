@@ -30,6 +30,24 @@ std::string_view PresetName(Preset p);
 // model's training context is smaller (then that).
 inline constexpr int64_t kDefaultMaxContext = 4096;
 
+// Compute threads several Sessions share (the slots of a server): their forward passes
+// take turns on them, one parallel step at a time, so a lone busy session uses every
+// thread and many busy ones never oversubscribe the cores. Results do not change
+// (which thread computes a chunk never does).
+class ComputeThreads {
+ public:
+  // threads <= 0: the physical cores.
+  static std::shared_ptr<ComputeThreads> Create(int threads = 0);
+  ~ComputeThreads();
+  int size() const;
+
+ private:
+  struct Impl;
+  friend class Session;
+  explicit ComputeThreads(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 // How a session runs. The C ABI's uaii_session_options carries the same fields with
 // the same defaults and meanings (docs/c_api.md, "Session options"):
 //   max_context  KV cache positions; 0 means kDefaultMaxContext or the model's training
@@ -39,7 +57,9 @@ inline constexpr int64_t kDefaultMaxContext = 4096;
 //                (unbounded for Preset::kNone), 0 unbounded up to max_context, n > 0
 //                that many positions.
 struct SessionOptions {
-  int threads = 0;             // <= 0: physical cores
+  int threads = 0;             // <= 0: physical cores (ignored with compute_threads)
+  // Threads shared with other sessions (ComputeThreads); null: the session's own.
+  std::shared_ptr<ComputeThreads> compute_threads = nullptr;
   int64_t max_context = 0;     // KV cache positions (0: min(kDefaultMaxContext, the model's maximum))
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
   std::string device = "cpu";  // "cpu", "auto" (the first GPU backend reporting a real device, else the CPU) or a backend's device name

@@ -14,10 +14,24 @@
 
 namespace uaii {
 
+struct ComputeThreads::Impl {
+  std::shared_ptr<ThreadPool> pool;
+};
+
+ComputeThreads::ComputeThreads(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ComputeThreads::~ComputeThreads() = default;
+int ComputeThreads::size() const { return impl_->pool->num_threads(); }
+
+std::shared_ptr<ComputeThreads> ComputeThreads::Create(int threads) {
+  auto impl = std::make_unique<Impl>();
+  impl->pool = std::make_shared<ThreadPool>(threads);
+  return std::shared_ptr<ComputeThreads>(new ComputeThreads(std::move(impl)));
+}
+
 struct Session::Impl {
   std::shared_ptr<const Model> model;
   SessionOptions opts;
-  std::unique_ptr<ThreadPool> pool;
+  std::shared_ptr<ThreadPool> pool;  // its own, or ComputeThreads' (shared)
   const backends::Backend* backend = nullptr;       // SessionOptions::device
   std::unique_ptr<backends::Program> own_program;   // compiled for a backend other than the CPU
   const backends::Program* program = nullptr;       // the model's CPU program, or own_program
@@ -43,6 +57,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!model) return absl::InvalidArgumentError("Session::Create: null model");
   auto impl = std::make_unique<Impl>();
   impl->opts = options;
+  // Shared threads: the plan counts them as the session's.
+  if (options.compute_threads) impl->opts.threads = options.compute_threads->size();
   auto backend = backends::SelectBackend(options.device);
   if (!backend.ok()) return backend.status();
   impl->backend = *backend;
@@ -55,7 +71,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
     impl->program = impl->own_program.get();
   }
   // The preset, KV window and storage plan (runtime/session_plan.h): the plan is what runs.
-  auto plan = runtime::PlanSession(*model, options);
+  auto plan = runtime::PlanSession(*model, impl->opts);
   if (!plan.ok()) return plan.status();
   impl->plan = *std::move(plan);
   const int64_t ctx = impl->plan.max_context;
@@ -68,7 +84,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
     if (!sw.ok()) return sw.status();
     impl->storage = *std::move(sw);
   }
-  impl->pool = std::make_unique<ThreadPool>(impl->opts.threads);
+  impl->pool = options.compute_threads ? options.compute_threads->impl_->pool
+                                       : std::make_shared<ThreadPool>(impl->opts.threads);
   // Weights through the mapping on the CPU: interleaved copies for its group kernels.
   if (!impl->plan.use_storage && impl->backend == &backends::Cpu()) {
     if (auto st = ModelInternals::Of(*model).weights->PrepareInterleaved(ModelInternals::Of(*model).graph, impl->pool.get(),

@@ -35,10 +35,12 @@ std::shared_ptr<const Model> Load(const std::string& rel) {
 }
 
 // How each worker's sessions run: half of them with a two-thread pool of their own;
-// `budget` > 0 streams the weights (and, for MoE, runs the expert LRU and read-ahead).
+// `budget` > 0 streams the weights (and, for MoE, runs the expert LRU and read-ahead);
+// with `shared`, every session takes turns on that one set of threads instead.
 struct Setup {
   uint64_t budget = 0;
   bool chat = true;
+  std::shared_ptr<ComputeThreads> shared = nullptr;
 };
 
 SessionOptions Options(int worker, const Setup& setup) {
@@ -47,6 +49,7 @@ SessionOptions Options(int worker, const Setup& setup) {
   o.max_context = 256;
   o.ram_budget_bytes = setup.budget;
   o.moe_prefetch = setup.budget > 0;
+  o.compute_threads = setup.shared;
   return o;
 }
 
@@ -173,4 +176,11 @@ TEST_CASE("concurrency: 8 budgeted sessions stream one model's weights at once",
 
 TEST_CASE("concurrency: 8 MoE sessions with expert LRUs and read-ahead", "[concurrency]") {
   RunConcurrently(Load("moe/qwen3moe-q4_k.gguf"), {.budget = 1900 * 1024, .chat = false});
+}
+
+TEST_CASE("concurrency: 8 sessions take turns on one shared set of compute threads", "[concurrency]") {
+  // What `uaii serve`'s slots do (ComputeThreads): results equal each session's alone.
+  auto shared = ComputeThreads::Create(2);
+  CHECK(shared->size() == 2);
+  RunConcurrently(Load("sdk/tiny-llama-chat.gguf"), {.chat = true, .shared = shared});
 }
