@@ -25,7 +25,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: uaii serve [--model PATH] [--host 127.0.0.1] [--port 8080] [--parallel N] [--api-key KEY]\n"
-    "                  [--chat-template FILE] [--threads N (per slot)] [--max-context N (per slot)]\n"
+    "                  [--chat-template FILE] [--threads N (shared by the slots) | --threads-per-slot N]\n"
+    "                  [--max-context N (per slot)]\n"
     "                  [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                  [--moe-top-k K] [--moe-prefetch on|off]\n"
     "                  [--max-queue N] [--max-tokens N] [--max-messages N] [--max-body-mb N] [--timeout SECONDS]\n"
@@ -44,7 +45,7 @@ const char* const kServeUsage = kUsage;
 
 int RunServe(int argc, char** argv) {
   auto args = ParseArgs(argc, argv,
-                        {.valued = {"--model", "--host", "--port", "--parallel", "--api-key", "--chat-template", "--threads",
+                        {.valued = {"--model", "--host", "--port", "--parallel", "--api-key", "--chat-template", "--threads", "--threads-per-slot",
                                     "--max-context", "--preset", "--ram-gb", "--kv-window", "--moe-top-k",
                                     "--moe-prefetch", "--max-queue", "--max-tokens", "--max-messages", "--max-body-mb",
                                     "--timeout"}});
@@ -60,12 +61,12 @@ int RunServe(int argc, char** argv) {
   return 1;
 #else
   server::ServeOptions o;
-  int64_t port = 8080, parallel = 1, threads = 0, max_context = 0, max_queue = 64, max_tokens = 4096,
+  int64_t port = 8080, parallel = 1, threads = 0, threads_per_slot = 0, max_context = 0, max_queue = 64, max_tokens = 4096,
           max_messages = 1024, max_body_mb = 8;
   double timeout = 600;
   struct IntFlag { const char* name; int64_t* out; int64_t lo, hi; };
   for (const IntFlag& f : {IntFlag{"--port", &port, 0, 65535}, IntFlag{"--parallel", &parallel, 1, 256},
-                           IntFlag{"--threads", &threads, 0, 4096}, IntFlag{"--max-context", &max_context, 0, 1 << 24},
+                           IntFlag{"--threads", &threads, 0, 4096}, IntFlag{"--threads-per-slot", &threads_per_slot, 1, 4096}, IntFlag{"--max-context", &max_context, 0, 1 << 24},
                            IntFlag{"--max-queue", &max_queue, 0, 100000}, IntFlag{"--max-tokens", &max_tokens, 1, 1 << 24},
                            IntFlag{"--max-messages", &max_messages, 1, 1 << 20},
                            IntFlag{"--max-body-mb", &max_body_mb, 1, 4096}}) {
@@ -90,7 +91,10 @@ int RunServe(int argc, char** argv) {
   o.api_key = args->get("--api-key");
   if (o.api_key.empty())
     if (const char* env = std::getenv("UAII_API_KEY")) o.api_key = env;
+  if (args->has("--threads") && args->has("--threads-per-slot"))
+    return usage("--threads (shared by the slots) and --threads-per-slot exclude each other");
   o.session.threads = static_cast<int>(threads);
+  o.threads_per_slot = static_cast<int>(threads_per_slot);
   o.session.max_context = max_context;
   o.max_queue = static_cast<size_t>(max_queue);
   o.limits.max_tokens = max_tokens;

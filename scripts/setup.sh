@@ -28,8 +28,9 @@ APT_PACKAGES=(
   catch2 zlib1g-dev liburing-dev libedit-dev libdnnl-dev default-jdk-headless kotlin junit4 libgoogle-gson-java
   # the Python SDK (bindings/python, built by pip below)
   pybind11-dev
-  # `uaii serve` (UAII_SERVER): cpp-httplib, the HTTP library llama-server is built on
-  libcpp-httplib-dev
+  # `uaii serve` (UAII_SERVER): cpp-httplib, the HTTP library llama-server is built on; the
+  # dashboard's browser test (tests/python/test_dashboard.py): headless Chromium and its driver
+  libcpp-httplib-dev chromium chromium-driver
   # the libFuzzer targets (UAII_BUILD_FUZZERS, scripts/fuzz.sh): Debian's clang with its
   # fuzzer and sanitizer runtimes
   clang-14 libclang-rt-14-dev

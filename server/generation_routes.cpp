@@ -107,7 +107,8 @@ void Server::Impl::Generate(std::string_view route_view, const httplib::Request&
                                        std::move(run)});
   // Runs on the slot, then frees it: the slot is free before the response's last bytes go.
   auto run_on_slot = [this, job, start](const std::function<bool(const std::string&)>& emit) {
-    auto outcome = job->run(job->lease->engine(), job->watch, emit);
+    absl::StatusOr<Outcome> outcome = absl::UnknownError("the generation did not run");
+    job->lease->Run([&] { outcome = job->run(job->lease->engine(), job->watch, emit); });
     const int slot = job->lease->index();
     job->lease.reset();
     if (outcome.ok()) {
@@ -129,7 +130,7 @@ void Server::Impl::Generate(std::string_view route_view, const httplib::Request&
     return Finish(route, 200, outcome->summary);
   }
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [this, job, route, run_on_slot](size_t, httplib::DataSink& sink) {
+  res.set_chunked_content_provider("text/event-stream; charset=utf-8", [this, job, route, run_on_slot](size_t, httplib::DataSink& sink) {
     bool write_failed = false;
     auto send = [&](const std::string& json) {
       if (write_failed) return false;

@@ -53,8 +53,10 @@ void Server::Impl::Load() {
     status = m.status();
   } else {
     SessionOptions so = opt.session;
-    if (so.threads <= 0)
-      so.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, opt.parallel));
+    if (opt.threads_per_slot > 0)
+      so.threads = opt.threads_per_slot;
+    else
+      so.compute_threads = ComputeThreads::Create(so.threads);
     std::vector<std::unique_ptr<ChatEngine>> engines;
     for (int i = 0; i < opt.parallel && status.ok() && !stopping; ++i) {
       auto gen = Generator::Create(*m, so);
@@ -70,7 +72,8 @@ void Server::Impl::Load() {
       pool = std::make_unique<SlotPool>(std::move(engines), opt.max_queue);
       loaded.store(true, std::memory_order_release);
       Log(StrCat("model loaded: ", model_id, ", ", opt.parallel, " slot(s) of ", max_context, " positions, ",
-                 so.threads, " thread(s) each"));
+                 so.compute_threads ? StrCat(so.compute_threads->size(), " thread(s) shared")
+                                    : StrCat(so.threads, " thread(s) each")));
     } else if (status.ok()) {
       status = absl::CancelledError("stopped while loading");
     }

@@ -19,8 +19,11 @@ struct ServeOptions {
   int parallel = 1;                // slots: generations at once
   size_t max_queue = 64;           // requests waiting for a slot, beyond them 429
   std::string api_key;             // "": no key; else every route but / and /health needs it
-  // Each slot's session. threads <= 0: the physical cores shared out over the slots.
+  // Each slot's session. Its threads (<= 0: the physical cores) are one set the slots
+  // share (ComputeThreads: a lone request uses all of them, many take turns), unless
+  // threads_per_slot gives each slot that many threads of its own.
   SessionOptions session;
+  int threads_per_slot = 0;
   RequestLimits limits;
   size_t max_body_bytes = 8 << 20;   // larger bodies: 413
   double request_timeout_s = 600;    // a request's whole time (queue + generation)

@@ -4,11 +4,54 @@
 
 namespace uaii::server {
 
+SlotWorker::SlotWorker() : thread_([this] { Loop(); }) {}
+
+SlotWorker::~SlotWorker() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    quit_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void SlotWorker::Run(const std::function<void()>& task) {
+  std::unique_lock<std::mutex> l(mu_);
+  task_ = &task;
+  done_ = false;
+  error_ = nullptr;
+  cv_.notify_all();
+  cv_.wait(l, [&] { return done_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+void SlotWorker::Loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    cv_.wait(l, [&] { return quit_ || task_ != nullptr; });
+    if (quit_) return;
+    const std::function<void()>* task = task_;
+    l.unlock();
+    std::exception_ptr error;
+    try {
+      (*task)();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    l.lock();
+    task_ = nullptr;
+    error_ = error;
+    done_ = true;
+    cv_.notify_all();
+  }
+}
+
 SlotPool::SlotPool(std::vector<std::unique_ptr<ChatEngine>> engines, size_t max_queue) : max_queue_(max_queue) {
   for (auto& e : engines) {
     Slot s;
     s.stats = e->generator().session().storage_stats();
     s.engine = std::move(e);
+    s.worker = std::make_unique<SlotWorker>();
     slots_.push_back(std::move(s));
   }
 }

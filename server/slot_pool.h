@@ -5,21 +5,47 @@
 // the longest prefix of it, so a conversation's next turn lands where its previous
 // turns are and evaluates only what is new (llama-server's slot similarity); ties go to
 // the slot idle longest.
+//
+// Each slot's generations run on a thread of its own (SlotWorker), not on whichever of
+// the HTTP library's many threads took the request: the kernels keep per-thread scratch
+// buffers, and a session used from one thread keeps that memory to one set per slot
+// (run on the handlers' threads, the resident set crept up as more of them generated).
 #pragma once
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "uaii/chat.h"
 
 namespace uaii::server {
+
+// One thread that runs what it is given, one task at a time, while the giver waits.
+class SlotWorker {
+ public:
+  SlotWorker();
+  ~SlotWorker();  // joins
+  // Runs `task` on the worker and returns when it is done (an exception it throws is
+  // rethrown here).
+  void Run(const std::function<void()>& task);
+
+ private:
+  void Loop();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  const std::function<void()>* task_ = nullptr;
+  std::exception_ptr error_;
+  bool done_ = false, quit_ = false;
+  std::thread thread_;
+};
 
 class SlotPool {
  public:
@@ -36,6 +62,8 @@ class SlotPool {
     ~Lease();
     ChatEngine& engine() const { return *pool_->slots_[index_].engine; }
     int index() const { return index_; }
+    // Runs `task` (which uses engine()) on the slot's own thread; returns when done.
+    void Run(const std::function<void()>& task) const { pool_->slots_[index_].worker->Run(task); }
 
    private:
     SlotPool* pool_;
@@ -61,6 +89,7 @@ class SlotPool {
  private:
   struct Slot {
     std::unique_ptr<ChatEngine> engine;
+    std::unique_ptr<SlotWorker> worker;
     bool busy = false;
     uint64_t released_at = 0;  // release count when it was last freed: lower = idle longer
     StorageStats stats;

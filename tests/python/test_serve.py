@@ -321,28 +321,30 @@ def test_metrics_count_what_happened(server, client):
 
 
 def test_bounded_load_has_no_errors_and_no_rss_growth(server):
-    """120 requests from 8 clients (fixed count, at most ~2 minutes): every answer valid,
-    and the resident set after the run within 32 MiB of after the warm-up."""
+    """160 requests from 8 clients (fixed count, at most ~4 minutes) in four rounds of 40:
+    every answer valid, and the resident set after the last round within 8 MiB of after
+    the second; the first warms up what the process keeps once (each slot's buffers; a
+    slot's generations run on its own thread, so the kernels' per-thread scratch exists once
+    per slot: measured flat to 0.1 MiB from request 120 to 600)."""
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=120)
-    work = [([{"role": "user", "content": PROMPTS[i % len(PROMPTS)] + f" ({i})"}], i % 3 == 0) for i in range(120)]
+    work = [([{"role": "user", "content": PROMPTS[i % len(PROMPTS)] + f" ({i})"}], i % 3 == 0) for i in range(160)]
 
     def one(item):
         messages, stream = item
         if stream:
-            return "".join(c.choices[0].delta.content or "" for c in chat(client, messages, max_tokens=8, stream=True)
+            return "".join(c.choices[0].delta.content or "" for c in chat(client, messages, max_tokens=6, stream=True)
                            if c.choices)
-        return chat(client, messages, max_tokens=8).choices[0].message.content
+        return chat(client, messages, max_tokens=6).choices[0].message.content
 
+    rss, answers = [], []
+    t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(8) as ex:
-        list(ex.map(one, work[:16]))  # warm-up: every slot's buffers allocated
-        rss0 = server.metrics()["uaii_process_resident_memory_bytes"]
-        t0 = time.time()
-        answers = list(ex.map(one, work[16:]))
-    elapsed = time.time() - t0
-    assert all(isinstance(a, str) for a in answers) and len(answers) == 104
-    rss1 = server.metrics()["uaii_process_resident_memory_bytes"]
-    assert rss1 - rss0 < 32 << 20, (rss0, rss1)
-    assert elapsed < 240
+        for start in range(0, len(work), 40):
+            answers += list(ex.map(one, work[start:start + 40]))
+            rss.append(server.metrics()["uaii_process_resident_memory_bytes"])
+    assert all(isinstance(a, str) for a in answers) and len(answers) == 160
+    assert rss[3] - rss[1] < 8 << 20, rss
+    assert time.time() - t0 < 240
     # No refusal or failure (this module's other tests send 400s, 404s and 499s on purpose).
     errors = {k: v for k, v in server.metrics().items()
               if k.startswith("uaii_requests_total") and ('code="5' in k or 'code="429"' in k)}
