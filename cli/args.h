@@ -1,6 +1,7 @@
 // Minimal flag parsing shared by every subcommand: `--name value`, `--name=value`,
 // boolean `--flag`, and positional arguments. Unknown flags are errors.
 #pragma once
+#include <charconv>
 #include <map>
 #include <set>
 #include <string>
@@ -28,5 +29,12 @@ struct Args {
 };
 
 absl::StatusOr<Args> ParseArgs(int argc, char** argv, const FlagSpec& spec);
+
+// A flag's value as a number: true when the whole of `s` is one (std::from_chars).
+template <typename T>
+bool ParseNumber(const std::string& s, T* v) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
 
 }  // namespace uaii::cli

@@ -54,11 +54,6 @@ constexpr char kUsage[] =
 std::atomic<bool> g_interrupted{false};
 void OnInterrupt(int) { g_interrupted = true; }
 
-bool ParseInt(const std::string& s, int64_t* v) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 // One message as JSON: {"role": R, "content": C}.
 std::string MessageJson(std::string_view role, std::string_view content) {
   JsonWriter w;
@@ -293,9 +288,9 @@ int RunChat(int argc, char** argv) {
   if (!scripted && (args->has("--json") || args->has("--tools")))
     return usage("--json and --tools need --messages FILE.json or -p TEXT");
   int64_t max_tokens = 512, threads = 0, max_context = 0;
-  if (!ParseInt(args->get("--max-tokens", "512"), &max_tokens) || max_tokens < 0 ||
-      !ParseInt(args->get("--threads", "0"), &threads) || threads < 0 ||
-      !ParseInt(args->get("--max-context", "0"), &max_context) || max_context < 0)
+  if (!ParseNumber(args->get("--max-tokens", "512"), &max_tokens) || max_tokens < 0 ||
+      !ParseNumber(args->get("--threads", "0"), &threads) || threads < 0 ||
+      !ParseNumber(args->get("--max-context", "0"), &max_context) || max_context < 0)
     return usage("--max-tokens, --threads and --max-context take a non-negative integer");
   SessionOptions so;
   if (auto st = MemoryOptionsFromArgs(*args, &so); !st.ok()) return usage(std::string(st.message()));

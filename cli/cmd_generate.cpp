@@ -36,12 +36,6 @@ constexpr char kUsage[] =
     "                     [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
-template <typename T>
-bool ParseNumber(const std::string& s, T* v) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 // Reads the sampling flags over greedy defaults; --temp > 0 turns on llama.cpp's
 // default filters (top-k 40, top-p 0.95, min-p 0.05) unless the flags say otherwise.
 absl::StatusOr<sampling::SamplingParams> SamplingFromArgs(const Args& a) {

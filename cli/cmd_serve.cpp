@@ -33,12 +33,6 @@ constexpr char kUsage[] =
     "  routes: POST /v1/chat/completions, /v1/completions, /tokenize, /detokenize;\n"
     "          GET /v1/models, /health, /metrics (Prometheus), / (dashboard)\n";
 
-template <typename T>
-bool ParseNumber(const std::string& s, T* v) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 }  // namespace
 
 const char* const kServeUsage = kUsage;

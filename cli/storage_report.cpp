@@ -25,8 +25,7 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
   if (a.has("--kv-window")) {
     const std::string v = a.get("--kv-window");
     int64_t n = 0;
-    auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (r.ec != std::errc() || r.ptr != v.data() + v.size() || n < 0)
+    if (!ParseNumber(v, &n) || n < 0)
       return absl::InvalidArgumentError(
           StrCat("--kv-window takes a non-negative integer (0: unbounded up to --max-context), got \"", v, "\""));
     so->kv_window = n;
@@ -34,8 +33,7 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
   if (a.has("--moe-top-k")) {  // fewer experts per token: an explicit approximation (docs/moe.md)
     const std::string v = a.get("--moe-top-k");
     int64_t k = 0;
-    auto r = std::from_chars(v.data(), v.data() + v.size(), k);
-    if (r.ec != std::errc() || r.ptr != v.data() + v.size() || k < 1)
+    if (!ParseNumber(v, &k) || k < 1)
       return absl::InvalidArgumentError(StrCat("--moe-top-k takes a positive integer (experts per token), got \"", v, "\""));
     so->moe_top_k = k;
   }

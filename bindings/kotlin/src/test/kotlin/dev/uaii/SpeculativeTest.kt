@@ -28,18 +28,6 @@ class SpeculativeTest {
     const val PROMPT = "The capital of France is"
   }
 
-  private inline fun <reified E : Throwable> assertThrows(body: () -> Unit): E {
-    try {
-      body()
-    } catch (e: Throwable) {
-      if (e is E) return e
-      throw AssertionError("expected ${E::class.java.simpleName}, got $e", e)
-    }
-    throw AssertionError("expected ${E::class.java.simpleName}, nothing was thrown")
-  }
-
-  private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
-
   /** The same request without and with [draft]: the replies must be token for token the same. */
   private fun compare(options: GenerateOptions, draft: Model, nDraft: Int): Pair<Generation, Generation> {
     val plain = model.newSession().use { it.generate(PROMPT, options) }

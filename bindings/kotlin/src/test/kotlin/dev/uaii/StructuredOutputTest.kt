@@ -40,7 +40,6 @@ class StructuredOutputTest {
       "\"required\": [\"answer\", \"confidence\"], \"additionalProperties\": false}"
   }
 
-  private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
 
   /** The UaiiException [body] throws, checked to be INVALID_ARGUMENT with [cause] in its message. */
   private fun assertInvalid(cause: String, body: () -> Unit) {

@@ -26,18 +26,6 @@ class UaiiTest {
     fun close() = model.close()
   }
 
-  private inline fun <reified E : Throwable> assertThrows(body: () -> Unit): E {
-    try {
-      body()
-    } catch (e: Throwable) {
-      if (e is E) return e
-      throw AssertionError("expected ${E::class.java.simpleName}, got $e", e)
-    }
-    throw AssertionError("expected ${E::class.java.simpleName}, nothing was thrown")
-  }
-
-  private fun <T> Session.use(body: (Session) -> T): T = try { body(this) } finally { close() }
-
   @Test fun versionMatchesTheHeader() {
     assertEquals("0.4.0", Version.libraryString)
     assertNull(Version.mismatch(Version.library, Version.shimHeader))
