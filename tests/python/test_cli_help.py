@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-COMMANDS = ["inspect", "template", "generate", "tokenize", "chat", "pull", "compile"]
+COMMANDS = ["inspect", "template", "generate", "tokenize", "chat", "pull", "compile", "serve"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
