@@ -83,6 +83,9 @@ deb $MIRROR bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 EOF
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# Every installed machine names itself localhost; debootstrap writes no /etc/hosts (without
+# it "localhost" does not resolve, and Selenium cannot reach chromedriver).
+[ -f "$ROOT/etc/hosts" ] || cp /etc/hosts "$ROOT/etc/hosts"
 printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d"  # no services start in the chroot
 chmod +x "$ROOT/usr/sbin/policy-rc.d"
 
