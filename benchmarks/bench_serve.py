@@ -15,9 +15,10 @@ from elsewhere on the machine falls on both.
   llama-server: -np C (slots = clients) -c ctx*C (it divides -c among its slots) -t T -tb T
     (--llama-threads runs more T settings).
   uaii serve: one or more variants PARALLEL:THREADS, PARALLEL a number or C (slots =
-    clients), THREADS per slot: a number, T (= --threads) or auto (uaii's default: the cores shared out
-    over the slots, server/http_server.cpp Load()). The default variants are C:auto (the
-    like-for-like setting), 1:T (one slot with every thread, the rest queue) and C:T.
+    clients), THREADS the compute threads the slots share (uaii serve --threads): a number,
+    T (= --threads) or auto (uaii's default: the physical cores). The default variants are
+    C:auto (the like-for-like setting), 1:T (one slot with every thread, the rest queue)
+    and C:T.
 Ratios are uaii / llama-server, for the first of each (default) and the best of each by
 requests/s (best): above 1 is better for requests/s and tokens/s, below 1 is
 better for TTFT.
@@ -227,8 +228,8 @@ def parse_variant(spec, c, default_threads):
 
 
 def effective_threads(slots, threads):
-    """uaii's per-slot threads when it is left to choose (server/http_server.cpp Load())."""
-    return max(1, (os.cpu_count() or 1) // slots) if threads == "auto" else threads
+    """The threads uaii's slots share (ComputeThreads) when it is left to choose: the cores."""
+    return (os.cpu_count() or 1) if threads == "auto" else threads
 
 
 def version_of(argv):
@@ -247,7 +248,7 @@ def main():
                     help="llama-server's -t/-tb; T in a uaii variant")
     ap.add_argument("--uaii", nargs="+", default=["C:auto", "1:T", "C:T"],
                     help="uaii serve variants PARALLEL:THREADS (PARALLEL a number or C = clients; "
-                         "THREADS per slot: a number, T = --threads, or auto); the first is the one "
+                         "THREADS shared by the slots: a number, T = --threads, or auto); the first is the one "
                          "the ratios use, the best of all is reported too")
     ap.add_argument("--requests", type=int, default=0, help="requests per concurrency (0: max(8, 4*C))")
     ap.add_argument("--llama-chat-template", default="gemma",
