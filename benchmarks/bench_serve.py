@@ -16,9 +16,11 @@ from elsewhere on the machine falls on both.
     (--llama-threads runs more T settings).
   uaii serve: one or more variants PARALLEL:THREADS, PARALLEL a number or C (slots =
     clients), THREADS the compute threads the slots share (uaii serve --threads): a number,
-    T (= --threads) or auto (uaii's default: the physical cores). The default variants are
-    C:auto (the like-for-like setting), 1:T (one slot with every thread, the rest queue)
-    and C:T.
+    T (= --threads) or auto (uaii's default: the physical cores), and an optional third
+    field `nobatch` (uaii serve --no-batch: each slot's forward pass alone instead of the
+    slots' pending steps batched into one). The default variants are C:auto (the
+    like-for-like setting), 1:T (one slot with every thread, the rest queue), C:T and
+    C:auto:nobatch (what batching gains).
 Ratios are uaii / llama-server, for the first of each (default) and the best of each by
 requests/s (best): above 1 is better for requests/s and tokens/s, below 1 is
 better for TTFT.
@@ -26,7 +28,7 @@ better for TTFT.
 llama-server comes from benchmarks/build_llama_server.sh (built from the llama.cpp tree of
 the llama-cpp-python sdist in ~/.cache/uaii/downloads; cached after the first build).
 usage: bench_serve.py [--build build] [--model PATH] [--concurrency 1 2 4 8] [--max-tokens 32]
-                      [--ctx 512] [--threads 2] [--uaii C:auto 1:T C:T 2:1] [--json out.json]
+                      [--ctx 512] [--threads 2] [--uaii C:auto 1:T C:T C:auto:nobatch] [--json out.json]
                       [--llama-threads 2 1] [--llama-server PATH]
 Standard library only.
 """
@@ -211,20 +213,23 @@ def llama_server_argv(binary, model, slots, ctx, threads, port, chat_template):
     return argv + (["--no-jinja", "--chat-template", chat_template] if chat_template else [])
 
 
-def uaii_argv(binary, model, slots, ctx, threads, port):
+def uaii_argv(binary, model, slots, ctx, threads, port, batch=True):
     argv = [binary, "serve", "--model", model, "--host", "127.0.0.1", "--port", str(port),
             "--parallel", str(slots), "--max-context", str(ctx)]
-    return argv + (["--threads", str(threads)] if threads != "auto" else [])
+    return argv + (["--threads", str(threads)] if threads != "auto" else []) + ([] if batch else ["--no-batch"])
 
 
 def parse_variant(spec, c, default_threads):
-    """PARALLEL:THREADS -> (slots, threads) at concurrency c."""
-    par, _, thr = spec.partition(":")
+    """PARALLEL:THREADS[:nobatch] -> (slots, threads, batch) at concurrency c."""
+    par, _, rest = spec.partition(":")
+    thr, _, flag = rest.partition(":")
+    if flag not in ("", "nobatch"):
+        raise SystemExit(f"bench_serve.py: variant {spec!r}: the third field can only be 'nobatch'")
     slots = c if par == "C" else int(par)
     threads = thr or "auto"
     if threads != "auto":
         threads = default_threads if threads == "T" else int(threads)
-    return slots, threads
+    return slots, threads, flag != "nobatch"
 
 
 def effective_threads(slots, threads):
@@ -246,9 +251,10 @@ def main():
     ap.add_argument("--ctx", type=int, default=512, help="context positions per slot, both engines")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="llama-server's -t/-tb; T in a uaii variant")
-    ap.add_argument("--uaii", nargs="+", default=["C:auto", "1:T", "C:T"],
-                    help="uaii serve variants PARALLEL:THREADS (PARALLEL a number or C = clients; "
-                         "THREADS shared by the slots: a number, T = --threads, or auto); the first is the one "
+    ap.add_argument("--uaii", nargs="+", default=["C:auto", "1:T", "C:T", "C:auto:nobatch"],
+                    help="uaii serve variants PARALLEL:THREADS[:nobatch] (PARALLEL a number or C = clients; "
+                         "THREADS shared by the slots: a number, T = --threads, or auto; nobatch: --no-batch, "
+                         "each slot's forward pass alone); the first is the one "
                          "the ratios use, the best of all is reported too")
     ap.add_argument("--requests", type=int, default=0, help="requests per concurrency (0: max(8, 4*C))")
     ap.add_argument("--llama-chat-template", default="gemma",
@@ -283,17 +289,17 @@ def main():
         n = args.requests or max(8, 4 * c)
         reqs = prompts(n)
         engines = [(f"llama-server t{t}", lambda port, c=c, t=t: llama_server_argv(
-            llama_bin, args.model, c, args.ctx, t, port, args.llama_chat_template), c, t)
+            llama_bin, args.model, c, args.ctx, t, port, args.llama_chat_template), c, t, None)
             for t in (args.llama_threads or [args.threads])]
         for spec in args.uaii:
-            slots, threads = parse_variant(spec, c, args.threads)
-            engines.append((f"uaii {spec}", lambda port, s=slots, t=threads: uaii_argv(uaii_bin, args.model, s,
-                                                                                         args.ctx, t, port),
-                            slots, effective_threads(slots, threads)))
-        done = {}  # (slots, threads) -> its row: variants that coincide at this C run once
-        for name, argv_of, slots, threads in engines:
-            if name.startswith("uaii") and (slots, threads) in done:
-                rows.append({**done[(slots, threads)], "engine": name, "same_run_as": done[(slots, threads)]["engine"]})
+            slots, threads, batch = parse_variant(spec, c, args.threads)
+            engines.append((f"uaii {spec}", lambda port, s=slots, t=threads, b=batch: uaii_argv(
+                uaii_bin, args.model, s, args.ctx, t, port, b), slots, effective_threads(slots, threads), batch))
+        done = {}  # (slots, threads, batch) -> its row: variants that coincide at this C run once
+        for name, argv_of, slots, threads, batch in engines:
+            key = (slots, threads, batch)
+            if name.startswith("uaii") and key in done:
+                rows.append({**done[key], "engine": name, "same_run_as": done[key]["engine"]})
                 print(f"  C={c} {name:16} slots {slots} x {threads} threads: the run of {rows[-1]['same_run_as']}")
                 continue
             port = free_port()
@@ -309,7 +315,7 @@ def main():
                       "prompt_tokens": [r["prompt_tokens"] for r in results]})
             rows.append(s)
             if name.startswith("uaii"):
-                done[(slots, threads)] = s
+                done[key] = s
             print(f"  C={c} {name:16} slots {slots} x {threads} threads: {s['requests_per_s']:.2f} req/s, "
                   f"{s['tokens_per_s']:.1f} tok/s, TTFT median {1000 * s['ttft_median_s']:.0f} ms", flush=True)
     meta["seconds"] = time.perf_counter() - t_start

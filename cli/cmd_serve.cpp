@@ -26,6 +26,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: uaii serve [--model PATH] [--host 127.0.0.1] [--port 8080] [--parallel N] [--api-key KEY]\n"
     "                  [--chat-template FILE] [--threads N (shared by the slots) | --threads-per-slot N]\n"
+    "                  [--no-batch (the slots' steps run one pass each, not batched)]\n"
     "                  [--max-context N (per slot)]\n"
     "                  [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                  [--moe-top-k K] [--moe-prefetch on|off]\n"
@@ -42,7 +43,8 @@ int RunServe(int argc, char** argv) {
                         {.valued = {"--model", "--host", "--port", "--parallel", "--api-key", "--chat-template", "--threads", "--threads-per-slot",
                                     "--max-context", "--preset", "--ram-gb", "--kv-window", "--moe-top-k",
                                     "--moe-prefetch", "--max-queue", "--max-tokens", "--max-messages", "--max-body-mb",
-                                    "--timeout"}});
+                                    "--timeout"},
+                         .boolean = {"--no-batch"}});
   auto usage = [](const std::string& why) {
     std::fprintf(stderr, "uaii serve: %s\n%s", why.c_str(), kUsage);
     return 2;
@@ -89,6 +91,7 @@ int RunServe(int argc, char** argv) {
     return usage("--threads (shared by the slots) and --threads-per-slot exclude each other");
   o.session.threads = static_cast<int>(threads);
   o.threads_per_slot = static_cast<int>(threads_per_slot);
+  o.batch_steps = !args->has("--no-batch");
   o.session.max_context = max_context;
   o.max_queue = static_cast<size_t>(max_queue);
   o.limits.max_tokens = max_tokens;

@@ -179,13 +179,16 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
   if (!r->seed_given) turn.sampling.seed = RandomSeed();
   turn.stop = r->stop;
   turn.grammar = *std::move(grammar);
-  auto prompt = pool->any_engine().PromptTokens(turn);
+  // Rendered and tokenized once: the slot is picked by these tokens, and the slot's
+  // engine runs them as they are.
+  auto prompt = pool->any_engine().Prepare(turn);
   if (!prompt.ok()) return Refuse(kRoute, res, FromStatus(prompt.status(), "messages"));
   turn.max_tokens = std::min(r->max_tokens.value_or(opt.limits.max_tokens),
-                             std::max<int64_t>(0, max_context - static_cast<int64_t>(prompt->size())));
+                             std::max<int64_t>(0, max_context - static_cast<int64_t>(prompt->tokens.size())));
   const ResponseHeader header{RandomId("chatcmpl-"), static_cast<int64_t>(std::time(nullptr)), model_id};
   const bool include_usage = r->include_usage;
-  auto run = [this, turn = std::move(turn), header, include_usage](
+  const std::vector<TokenId> prompt_tokens = prompt->tokens;
+  auto run = [this, turn = std::move(turn), prompt = *std::move(prompt), header, include_usage](
                  ChatEngine& engine, Watch& watch,
                  const std::function<bool(const std::string&)>& emit) -> absl::StatusOr<Outcome> {
     ChatTurnRequest t = turn;
@@ -195,7 +198,7 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
     };
     if (emit) emit(ChatChunkJson(header, R"({"role":"assistant","content":""})"));
     int n_calls = 0;
-    auto result = engine.Run(t, [&](const chat::OutputBlock& e) {
+    auto result = engine.Run(t, prompt, [&](const chat::OutputBlock& e) {
       const std::string delta = DeltaJson(e, n_calls);
       if (e.kind == chat::BlockKind::kToolCall) ++n_calls;
       return !emit || delta.empty() || emit(ChatChunkJson(header, delta));
@@ -218,7 +221,7 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
     o.summary = Summary(g);
     return o;
   };
-  Generate(kRoute, req, res, *prompt, r->stream, start, std::move(run));
+  Generate(kRoute, req, res, prompt_tokens, r->stream, start, std::move(run));
 }
 
 void Server::Impl::Completion(const httplib::Request& req, httplib::Response& res) {

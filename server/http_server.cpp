@@ -56,7 +56,8 @@ void Server::Impl::Load() {
     if (opt.threads_per_slot > 0)
       so.threads = opt.threads_per_slot;
     else
-      so.compute_threads = ComputeThreads::Create(so.threads);
+      so.compute_threads =
+          ComputeThreads::Create(so.threads, opt.batch_steps ? StepBatching::kAcrossSessions : StepBatching::kOff);
     std::vector<std::unique_ptr<ChatEngine>> engines;
     for (int i = 0; i < opt.parallel && status.ok() && !stopping; ++i) {
       auto gen = Generator::Create(*m, so);
@@ -68,11 +69,13 @@ void Server::Impl::Load() {
     }
     if (status.ok() && engines.size() == static_cast<size_t>(opt.parallel)) {
       model = *std::move(m);
+      compute = so.compute_threads;
       max_context = engines[0]->generator().session().max_context();
       pool = std::make_unique<SlotPool>(std::move(engines), opt.max_queue);
       loaded.store(true, std::memory_order_release);
       Log(StrCat("model loaded: ", model_id, ", ", opt.parallel, " slot(s) of ", max_context, " positions, ",
-                 so.compute_threads ? StrCat(so.compute_threads->size(), " thread(s) shared")
+                 so.compute_threads ? StrCat(so.compute_threads->size(), " thread(s) shared",
+                                             opt.batch_steps ? ", steps batched" : "")
                                     : StrCat(so.threads, " thread(s) each")));
     } else if (status.ok()) {
       status = absl::CancelledError("stopped while loading");
@@ -146,6 +149,7 @@ Gauges Server::Impl::ReadGauges() const {
     g.busy = pool->busy();
     g.queued = pool->queued();
     g.storage = pool->storage_stats();
+    if (compute) g.batch = compute->batch_stats();
   }
   return g;
 }

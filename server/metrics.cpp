@@ -85,6 +85,12 @@ std::string Metrics::Prometheus(const Gauges& g) const {
   Metric(out, "uaii_requests_queued", "gauge", "Requests waiting for a slot.", g.queued);
   Metric(out, "uaii_process_resident_memory_bytes", "gauge", "Resident set of the server process.",
          static_cast<double>(g.rss_bytes));
+  Metric(out, "uaii_forward_passes_total", "counter", "Batched forward passes run over the slots' steps.",
+         static_cast<double>(g.batch.passes));
+  Metric(out, "uaii_batched_steps_total", "counter",
+         "Slot steps (decode tokens, prefill chunks) those passes held: steps / passes is the mean batch.",
+         static_cast<double>(g.batch.steps));
+  Metric(out, "uaii_batch_max", "gauge", "The most slot steps one pass has held.", static_cast<double>(g.batch.max_batch));
   const StorageStats& s = g.storage;
   Metric(out, "uaii_memory_budget_bytes", "gauge", "The memory budget (0: none).", static_cast<double>(s.budget_bytes));
   Metric(out, "uaii_weights_pinned_bytes", "gauge", "Weights held in memory.", static_cast<double>(s.pinned_bytes));

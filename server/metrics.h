@@ -20,6 +20,7 @@ struct Gauges {
   int slots = 0, busy = 0, queued = 0;
   int64_t rss_bytes = 0;
   StorageStats storage;  // budget, pinned / streamed weights, KV, expert cache
+  ComputeThreads::BatchStats batch;  // the slots' batched forward passes
   std::string model;     // the model's id (a label of uaii_model_info)
   std::string device;
 };

@@ -24,6 +24,9 @@ struct ServeOptions {
   // threads_per_slot gives each slot that many threads of its own.
   SessionOptions session;
   int threads_per_slot = 0;
+  // With shared threads, the slots' steps pending at once run as one batched forward
+  // pass (StepBatching::kAcrossSessions); false: each slot's pass alone.
+  bool batch_steps = true;
   RequestLimits limits;
   size_t max_body_bytes = 8 << 20;   // larger bodies: 413
   double request_timeout_s = 600;    // a request's whole time (queue + generation)

@@ -64,6 +64,7 @@ struct Server::Impl {
   std::atomic<bool> loaded{false};
   std::shared_ptr<const Model> model;
   std::unique_ptr<SlotPool> pool;
+  std::shared_ptr<ComputeThreads> compute;  // the slots' shared threads (null: threads per slot)
   int64_t max_context = 0;
   mutable std::mutex load_mu;
   std::condition_variable load_cv;

@@ -46,7 +46,7 @@ using ChatEventCallback = std::function<bool(const chat::OutputBlock&)>;
 struct ChatTurnResult {
   GenerationResult generation;          // generation.text is the raw reply, markers included
   std::vector<chat::OutputBlock> blocks;  // the reply as blocks (deltas merged)
-  int64_t reasoning_tokens = 0;         // tokens produced inside reasoning blocks (0 unless the request enabled thinking)
+  int64_t reasoning_tokens = 0;         // tokens produced inside reasoning blocks (asked for, or the template's default)
   bool started_in_thinking = false;     // the prompt ended inside an open reasoning block
 };
 
@@ -64,7 +64,19 @@ class ChatEngine {
   // Render, const and safe to call from any thread while another thread runs the engine
   // (a server picks a slot by them before it takes one).
   absl::StatusOr<std::vector<TokenId>> PromptTokens(const ChatTurnRequest& request) const;
+  // Render's text and PromptTokens' tokens made once, for a caller that needs the tokens
+  // before it runs the turn (a server picks a slot by them): Run(request, prompt) then
+  // neither renders nor tokenizes again. Const and thread-safe like Render.
+  struct Prompt {
+    std::string text;
+    std::vector<TokenId> tokens;
+  };
+  absl::StatusOr<Prompt> Prepare(const ChatTurnRequest& request) const;
   absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request,
+                                     const ChatEventCallback& on_event = nullptr);
+  // Runs `request` with `prompt` from Prepare of this engine or of one with the same
+  // model and template (a server's slots).
+  absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request, Prompt prompt,
                                      const ChatEventCallback& on_event = nullptr);
   void Reset();
   // Reasoning markers, tool-call syntax and capabilities, read from the template.

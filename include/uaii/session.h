@@ -34,12 +34,26 @@ inline constexpr int64_t kDefaultMaxContext = 4096;
 // take turns on them, one parallel step at a time, so a lone busy session uses every
 // thread and many busy ones never oversubscribe the cores. Results do not change
 // (which thread computes a chunk never does).
+//
+// With StepBatching::kAcrossSessions the sessions' steps (decode tokens, prefill chunks)
+// that are pending at once run as ONE forward pass when they use the same model: the
+// weights are read once for all of them, so n sessions decoding together cost far
+// less than n passes. Each session's logits stay the bits its own pass gives. Sessions
+// under a storage budget (streamed weights) or on another backend run alone.
+enum class StepBatching { kOff, kAcrossSessions };
+
 class ComputeThreads {
  public:
   // threads <= 0: the physical cores.
-  static std::shared_ptr<ComputeThreads> Create(int threads = 0);
+  static std::shared_ptr<ComputeThreads> Create(int threads = 0, StepBatching batching = StepBatching::kOff);
   ~ComputeThreads();
   int size() const;
+  // With kAcrossSessions: forward passes run and the sessions' steps they held
+  // (steps / passes is the mean batch); zeros otherwise.
+  struct BatchStats {
+    int64_t passes = 0, steps = 0, max_batch = 0;
+  };
+  BatchStats batch_stats() const;
 
  private:
   struct Impl;

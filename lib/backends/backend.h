@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,18 @@ struct RunContext {
   Workspace* workspace = nullptr;             // this program's NewWorkspace(); null: the run makes its own
 };
 
+// One sequence's part of a batched forward pass (Program::RunBatch): its tokens at its
+// positions against its own KV cache; `rows` (indices into [0, T)) select the output
+// rows written to *out as Run writes them.
+struct SequenceRun {
+  const int32_t* tokens = nullptr;
+  const int32_t* positions = nullptr;
+  int64_t T = 0;
+  const std::vector<int64_t>* rows = nullptr;
+  runtime::KvCache* cache = nullptr;
+  std::vector<float>* out = nullptr;
+};
+
 class Program {
  public:
   virtual ~Program() = default;
@@ -78,6 +91,16 @@ class Program {
   virtual absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T,
                            const std::vector<int64_t>& rows, runtime::KvCache& cache, const RunContext& ctx,
                            std::vector<float>* out) const = 0;
+  // Runs several sequences (each with its own cache, none twice) as one forward pass:
+  // the products read each weight once for all of their tokens, which is what makes
+  // a server's concurrent decode steps cheaper together than apart. Each sequence's
+  // output is the bits its own Run gives. This default runs them one after another;
+  // the first failure stops it and is returned.
+  virtual absl::Status RunBatch(std::span<const SequenceRun> seqs, const RunContext& ctx) const {
+    for (const SequenceRun& s : seqs)
+      if (auto st = Run(s.tokens, s.positions, s.T, *s.rows, *s.cache, ctx, s.out); !st.ok()) return st;
+    return absl::OkStatus();
+  }
 };
 
 class Backend {

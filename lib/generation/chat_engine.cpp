@@ -110,26 +110,36 @@ absl::StatusOr<std::vector<TokenId>> EncodePrompt(const Tokenizer& tok, const st
 }
 }  // namespace
 
+absl::StatusOr<ChatEngine::Prompt> ChatEngine::Prepare(const ChatTurnRequest& request) const {
+  auto text = Render(request);
+  if (!text.ok()) return text.status();
+  auto tokens = EncodePrompt(impl_->generator->model().tokenizer(), *text);
+  if (!tokens.ok()) return tokens.status();
+  return Prompt{*std::move(text), *std::move(tokens)};
+}
+
 absl::StatusOr<std::vector<TokenId>> ChatEngine::PromptTokens(const ChatTurnRequest& request) const {
-  auto prompt_text = Render(request);
-  if (!prompt_text.ok()) return prompt_text.status();
-  return EncodePrompt(impl_->generator->model().tokenizer(), *prompt_text);
+  auto prompt = Prepare(request);
+  if (!prompt.ok()) return prompt.status();
+  return std::move(prompt->tokens);
 }
 
 absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, const ChatEventCallback& on_event) {
-  auto prompt_text = Render(request);
-  if (!prompt_text.ok()) return prompt_text.status();
-  auto prompt = EncodePrompt(impl_->generator->model().tokenizer(), *prompt_text);
+  auto prompt = Prepare(request);
   if (!prompt.ok()) return prompt.status();
+  return Run(request, *std::move(prompt), on_event);
+}
 
+absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, Prompt prompt,
+                                               const ChatEventCallback& on_event) {
   GenerationRequest gen;
-  gen.prompt = *std::move(prompt);
+  gen.prompt = std::move(prompt.tokens);
   gen.max_tokens = request.max_tokens;
   gen.sampling = request.sampling;
   gen.stop = request.stop;
   gen.grammar = request.grammar;
   ChatTurnResult result;
-  result.started_in_thinking = impl_->syntax.StartsInThinking(*prompt_text);
+  result.started_in_thinking = impl_->syntax.StartsInThinking(prompt.text);
   chat::ChatOutputParser parser(impl_->syntax, result.started_in_thinking);
   if (request.tools_json) {
     // Qwen 3.5's XML calls carry bare values: the declared types say which stay strings.
@@ -145,11 +155,12 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, c
       if (go_on && on_event && !on_event(e)) go_on = false;
     chat::AppendBlocks(result.blocks, events);
   };
-  // Thinking tokens are reported only when the request enabled thinking.
-  const bool count_reasoning = request.think.value_or(false);
+  // Every token the parser reads inside a reasoning block counts, whether the request
+  // asked for thinking or the template thinks by default (as llama-server counts its
+  // reasoning_content).
   auto r = impl_->generator->Run(gen, [&](TokenId id, std::string_view text) {
     deliver(parser.Feed(text));
-    if (count_reasoning && id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking)
+    if (id != kNoToken && parser.last_piece_class() == chat::PieceClass::kThinking)
       ++result.reasoning_tokens;
     if (go_on && request.on_token && id != kNoToken && !request.on_token(id, text)) go_on = false;
     return go_on;

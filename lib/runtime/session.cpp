@@ -9,6 +9,7 @@
 #include "runtime/model_impl.h"
 #include "runtime/step_profile.h"
 #include "runtime/session_plan.h"
+#include "runtime/step_batcher.h"
 #include "runtime/streamed_weights.h"
 #include "util/str_cat.h"
 
@@ -16,15 +17,23 @@ namespace uaii {
 
 struct ComputeThreads::Impl {
   std::shared_ptr<ThreadPool> pool;
+  std::unique_ptr<runtime::StepBatcher> batcher;  // StepBatching::kAcrossSessions
 };
 
 ComputeThreads::ComputeThreads(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ComputeThreads::~ComputeThreads() = default;
 int ComputeThreads::size() const { return impl_->pool->num_threads(); }
 
-std::shared_ptr<ComputeThreads> ComputeThreads::Create(int threads) {
+ComputeThreads::BatchStats ComputeThreads::batch_stats() const {
+  if (!impl_->batcher) return {};
+  const auto st = impl_->batcher->stats();
+  return {st.passes, st.steps, st.max_batch};
+}
+
+std::shared_ptr<ComputeThreads> ComputeThreads::Create(int threads, StepBatching batching) {
   auto impl = std::make_unique<Impl>();
   impl->pool = std::make_shared<ThreadPool>(threads);
+  if (batching == StepBatching::kAcrossSessions) impl->batcher = std::make_unique<runtime::StepBatcher>(impl->pool.get());
   return std::shared_ptr<ComputeThreads>(new ComputeThreads(std::move(impl)));
 }
 
@@ -37,6 +46,7 @@ struct Session::Impl {
   const backends::Program* program = nullptr;       // the model's CPU program, or own_program
   std::unique_ptr<backends::Workspace> workspace;   // the program's memory for this session's runs
   std::unique_ptr<runtime::KvCache> cache;
+  runtime::StepBatcher* batcher = nullptr;  // ComputeThreads' when its steps may join others'
   int64_t n_past = 0;
   runtime::SessionPlan plan;
   std::unique_ptr<runtime::StreamedWeights> storage;  // null: weights through the mapping
@@ -50,7 +60,9 @@ struct Session::Impl {
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Session::~Session() = default;
+Session::~Session() {
+  if (impl_->batcher) impl_->batcher->Forget(this);
+}
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Model> model,
                                                          const SessionOptions& options) {
@@ -105,6 +117,14 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
                                            "' keeps its buffers off the host; its KV cache is not supported yet"));
   impl->cache = std::make_unique<runtime::KvCache>(layers, ctx, impl->plan.kv_window, impl->plan.kv_sinks,
                                                    impl->plan.prefill_chunk, *std::move(kv));
+  // Batched with other sessions' steps only where a pass can hold them: the CPU program
+  // with every weight in memory (in place, or all pinned by a budget the model fits in).
+  // Streamed layers and expert LRUs are each session's own reads.
+  const bool all_in_memory =
+      !impl->plan.use_storage || (!impl->plan.storage.streaming && impl->plan.storage.expert_bytes == 0);
+  if (options.compute_threads && options.compute_threads->impl_->batcher && all_in_memory &&
+      impl->backend == &backends::Cpu())
+    impl->batcher = options.compute_threads->impl_->batcher.get();
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -193,13 +213,19 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
     else if (off + T == n)
       rows.push_back(T - 1);
     std::vector<float> out;
+    auto run = [&](const std::vector<int64_t>& want, std::vector<float>* into) {
+      if (s.batcher)
+        return s.batcher->Run({s.program, {tokens.data() + off, pos.data(), T, &want, s.cache.get(), into},
+                               ctx.moe_top_k, ctx.weights, ctx.workspace, this});
+      return s.program->Run(tokens.data() + off, pos.data(), T, want, *s.cache, ctx, into);
+    };
     absl::Status st;
     if (rows.empty()) {
       // Rows are still needed to run the graph's head; ask for the last one and drop it.
-      st = s.program->Run(tokens.data() + off, pos.data(), T, {T - 1}, *s.cache, ctx, &out);
+      st = run({T - 1}, &out);
     } else {
       // One chunk (every decode step) goes straight into *logits: no second copy.
-      st = s.program->Run(tokens.data() + off, pos.data(), T, rows, *s.cache, ctx, first_rows ? logits : &out);
+      st = run(rows, first_rows ? logits : &out);
       if (!first_rows) logits->insert(logits->end(), out.begin(), out.end());
       first_rows = false;
     }

@@ -184,3 +184,27 @@ TEST_CASE("concurrency: 8 sessions take turns on one shared set of compute threa
   CHECK(shared->size() == 2);
   RunConcurrently(Load("sdk/tiny-llama-chat.gguf"), {.chat = true, .shared = shared});
 }
+
+TEST_CASE("concurrency: 8 sessions batch their steps into shared forward passes", "[concurrency]") {
+  // `uaii serve`'s default (StepBatching::kAcrossSessions): the steps pending at once run
+  // as one pass, and every result still equals the session's alone.
+  auto batched = ComputeThreads::Create(2, StepBatching::kAcrossSessions);
+  RunConcurrently(Load("sdk/tiny-llama-chat.gguf"), {.chat = true, .shared = batched});
+  const auto st = batched->batch_stats();
+  INFO("passes " << st.passes << ", steps " << st.steps << ", largest " << st.max_batch);
+  CHECK(st.max_batch > 1);
+  CHECK(st.steps > st.passes);
+  // MoE: the routed experts of a pass's rows, per row as alone.
+  auto moe = ComputeThreads::Create(2, StepBatching::kAcrossSessions);
+  RunConcurrently(Load("moe/qwen3moe-q4_k.gguf"), {.chat = false, .shared = moe});
+  CHECK(moe->batch_stats().max_batch > 1);
+  // A budget the model fits in pins every weight (the CLI's laptop preset on a small
+  // model): batched, each pass reading its first session's pinned copy.
+  auto pinned = ComputeThreads::Create(2, StepBatching::kAcrossSessions);
+  RunConcurrently(Load("tiny/tiny-llama-q4_0.gguf"), {.budget = 64 << 20, .chat = false, .shared = pinned});
+  CHECK(pinned->batch_stats().max_batch > 1);
+  // Below the model the weights stream per session: those sessions never batch.
+  auto budgeted = ComputeThreads::Create(2, StepBatching::kAcrossSessions);
+  RunConcurrently(Load("tiny/tiny-llama-q4_0.gguf"), {.budget = 1900 * 1024, .chat = false, .shared = budgeted});
+  CHECK(budgeted->batch_stats().passes == 0);
+}

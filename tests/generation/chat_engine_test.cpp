@@ -100,20 +100,46 @@ TEST_CASE("chat engine: malformed messages are a named error", "[generation][cha
   CHECK_THAT(std::string(r.status().message()), Catch::Contains("messages"));
 }
 
-TEST_CASE("chat engine: reasoning tokens are reported only when the request enables thinking", "[generation][chat]") {
-  // The generation prompt opens a thinking block, so the reply starts in thinking.
+TEST_CASE("chat engine: reasoning tokens are counted whether thinking was asked for or is the default",
+          "[generation][chat]") {
+  // The generation prompt opens a thinking block, so the reply starts in thinking: a
+  // template that thinks by default (the request says nothing) counts as asked.
   const std::string tmpl = WriteTemplate("assistant:<think>\n");
   ChatTurnRequest turn;
   turn.messages_json = R"([{"role":"user","content":"tok5 tok6"}])";
   turn.max_tokens = 4;
-  auto plain = Engine(tmpl)->Run(turn);
-  REQUIRE(plain.ok());
-  CHECK(plain->started_in_thinking);
-  CHECK(plain->generation.tokens.size() > 0);
-  CHECK(plain->reasoning_tokens == 0);
+  auto by_default = Engine(tmpl)->Run(turn);
+  REQUIRE(by_default.ok());
+  CHECK(by_default->started_in_thinking);
+  CHECK(by_default->reasoning_tokens > 0);
+  CHECK(by_default->reasoning_tokens <= static_cast<int64_t>(by_default->generation.tokens.size()));
   turn.think = true;
   auto thinking = Engine(tmpl)->Run(turn);
   REQUIRE(thinking.ok());
-  CHECK(thinking->reasoning_tokens > 0);
-  CHECK(thinking->reasoning_tokens <= static_cast<int64_t>(thinking->generation.tokens.size()));
+  CHECK(thinking->reasoning_tokens == by_default->reasoning_tokens);
+  // A reply outside any reasoning block counts none (the first test's template).
+  auto plain = Engine(WriteTemplate())->Run(turn);
+  REQUIRE(plain.ok());
+  CHECK(!plain->started_in_thinking);
+  CHECK(plain->reasoning_tokens == 0);
+}
+
+TEST_CASE("chat engine: a prepared prompt runs as the request itself", "[generation][chat]") {
+  // Prepare once (what a server does to pick a slot), Run without rendering again: the
+  // same reply as Run(request), on another engine of the same template.
+  const std::string tmpl = WriteTemplate();
+  ChatTurnRequest turn;
+  turn.messages_json = R"([{"role":"user","content":"tok5 tok6"}])";
+  turn.max_tokens = 6;
+  auto direct = Engine(tmpl)->Run(turn);
+  REQUIRE(direct.ok());
+  auto renderer = Engine(tmpl);
+  auto prompt = renderer->Prepare(turn);
+  REQUIRE(prompt.ok());
+  CHECK(prompt->text == *renderer->Render(turn));
+  CHECK(prompt->tokens == *renderer->PromptTokens(turn));
+  auto prepared = Engine(tmpl)->Run(turn, *prompt);
+  REQUIRE(prepared.ok());
+  CHECK(prepared->generation.tokens == direct->generation.tokens);
+  CHECK(prepared->generation.prompt_tokens == static_cast<int64_t>(prompt->tokens.size()));
 }

@@ -173,10 +173,16 @@ def test_eight_concurrent_clients_get_their_own_answers(server):
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0, timeout=300)
     ask = lambda p: chat(client, [{"role": "user", "content": p}], max_tokens=12).choices[0].message.content  # noqa: E731
     alone = {p: ask(p) for p in PROMPTS}
+    before = server.metrics()
     with concurrent.futures.ThreadPoolExecutor(8) as ex:
         together = dict(zip(PROMPTS, ex.map(ask, PROMPTS)))
+    after = server.metrics()
     assert together == alone
     assert len(set(alone.values())) > 1
+    # The 4 slots' steps ran batched (one forward pass held several) without changing a token.
+    passes = after["uaii_forward_passes_total"] - before["uaii_forward_passes_total"]
+    steps = after["uaii_batched_steps_total"] - before["uaii_batched_steps_total"]
+    assert steps > passes > 0 and 1 < after["uaii_batch_max"] <= 4
 
 
 def raw_post(port, path, body):

@@ -218,6 +218,16 @@ class CpuProgram::Arena final : public Workspace {
   std::unique_ptr<DeviceBuffer> memory;
   std::vector<uint64_t> offset;   // per slot, activations only
   std::vector<uint64_t> scratch;  // per step
+  // A batch of several sequences (RunBatch): their inputs end to end, the combined
+  // logits, and where each sequence's tokens start. Kept so a warm step allocates nothing.
+  struct Segment {
+    int64_t begin = 0, T = 0;
+    runtime::KvCache* cache = nullptr;
+  };
+  std::vector<Segment> segments;
+  std::vector<int32_t> tokens_cat, positions_cat;
+  std::vector<int64_t> rows_cat;
+  std::vector<float> logits_cat;
   float* At(uint64_t off) const { return reinterpret_cast<float*>(static_cast<uint8_t*>(memory->host()) + off); }
 };
 
@@ -262,19 +272,67 @@ absl::Status CpuProgram::Reserve(Arena& arena, int64_t T, int64_t R) const {
 absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, int64_t T,
                              const std::vector<int64_t>& rows, runtime::KvCache& cache, const RunContext& ctx,
                              std::vector<float>* out) const {
+  const SequenceRun one{tokens, positions, T, &rows, &cache, out};
+  return RunSequences({&one, 1}, ctx);
+}
+
+absl::Status CpuProgram::RunBatch(std::span<const SequenceRun> seqs, const RunContext& ctx) const {
+  return RunSequences(seqs, ctx);
+}
+
+absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const RunContext& ctx) const {
   ThreadPool* const pool = ctx.pool;
   runtime::WeightSource* const source = ctx.weights;
-  const int64_t R = static_cast<int64_t>(rows.size());
-  for (int64_t r : rows)
-    if (r < 0 || r >= T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", T));
-  for (int64_t t = 0; t < T; ++t)
-    if (positions[t] < 0 || positions[t] >= cache.n_ctx())
-      return absl::OutOfRangeError(StrCat("position ", positions[t], " outside the context of ", cache.n_ctx()));
+  if (seqs.empty()) return absl::InvalidArgumentError("CPU program: a batch of no sequences");
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    const SequenceRun& q = seqs[i];
+    if (q.T <= 0 || q.tokens == nullptr || q.positions == nullptr || q.rows == nullptr || q.cache == nullptr ||
+        q.out == nullptr)
+      return absl::InvalidArgumentError(StrCat("CPU program: sequence ", i, " of the batch is incomplete"));
+    for (size_t j = 0; j < i; ++j)
+      if (seqs[j].cache == q.cache)
+        return absl::InvalidArgumentError(StrCat("CPU program: sequences ", j, " and ", i, " share a KV cache"));
+    for (int64_t r : *q.rows)
+      if (r < 0 || r >= q.T) return absl::OutOfRangeError(StrCat("output row ", r, " outside the batch of ", q.T));
+    for (int64_t t = 0; t < q.T; ++t)
+      if (q.positions[t] < 0 || q.positions[t] >= q.cache->n_ctx())
+        return absl::OutOfRangeError(
+            StrCat("position ", q.positions[t], " outside the context of ", q.cache->n_ctx()));
+  }
   std::unique_ptr<Workspace> own;
   Workspace* ws = ctx.workspace;
   if (ws == nullptr) ws = (own = NewWorkspace()).get();
   auto* arena = dynamic_cast<Arena*>(ws);
   if (arena == nullptr) return absl::InvalidArgumentError("CPU program: the workspace is another program's");
+  // One sequence runs on the caller's arrays; several are laid end to end in the arena.
+  auto& segments = arena->segments;
+  segments.clear();
+  const int32_t* tokens = seqs[0].tokens;
+  const int32_t* positions = seqs[0].positions;
+  const std::vector<int64_t>* rows_in = seqs[0].rows;
+  std::vector<float>* out = seqs[0].out;
+  int64_t T = 0;
+  for (const SequenceRun& q : seqs) {
+    segments.push_back({T, q.T, q.cache});
+    T += q.T;
+  }
+  if (seqs.size() > 1) {
+    arena->tokens_cat.clear();
+    arena->positions_cat.clear();
+    arena->rows_cat.clear();
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      const SequenceRun& q = seqs[i];
+      arena->tokens_cat.insert(arena->tokens_cat.end(), q.tokens, q.tokens + q.T);
+      arena->positions_cat.insert(arena->positions_cat.end(), q.positions, q.positions + q.T);
+      for (int64_t r : *q.rows) arena->rows_cat.push_back(segments[i].begin + r);
+    }
+    tokens = arena->tokens_cat.data();
+    positions = arena->positions_cat.data();
+    rows_in = &arena->rows_cat;
+    out = &arena->logits_cat;
+  }
+  const std::vector<int64_t>& rows = *rows_in;
+  const int64_t R = static_cast<int64_t>(rows.size());
   if (auto st = Reserve(*arena, T, R); !st.ok()) return st;
   auto numel = [&](int sl) { return Numel(shapes_[sl], T, R); };
   // A decode step's vector is reused every step, so it already has the size: no
@@ -428,18 +486,30 @@ absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, in
         const ir::Shape& xs = shapes_[s.in[0]];
         const float* a = F(s.in[0]);
         const float* factors = s.in.size() > 2 && s.in[2] >= 0 ? F(s.in[2]) : nullptr;
-        // LongRoPE picks its factors by the context, as llama.cpp's get_rope_factors.
-        if (s.in.size() > 3 && s.in[3] >= 0 && cache.n_ctx() > s.long_factors_ctx) factors = F(s.in[3]);
         const int64_t row = xs[1] * xs[2];  // one token's heads
-        ForRows(pool, T, [&](int64_t t0, int64_t t1) {
-          std::memcpy(y + t0 * row, a + t0 * row, (t1 - t0) * row * sizeof(float));
-          Rope(y + t0 * row, positions + t0, t1 - t0, xs[1], xs[2], s.n_dims, s.f, s.f2, factors, s.neox, s.yarn);
-        });
+        for (const Arena::Segment& g : segments) {
+          // LongRoPE picks its factors by the context, as llama.cpp's get_rope_factors.
+          const float* f = s.in.size() > 3 && s.in[3] >= 0 && g.cache->n_ctx() > s.long_factors_ctx ? F(s.in[3])
+                                                                                                  : factors;
+          ForRows(pool, g.T, [&](int64_t t0, int64_t t1) {
+            t0 += g.begin;
+            t1 += g.begin;
+            std::memcpy(y + t0 * row, a + t0 * row, (t1 - t0) * row * sizeof(float));
+            Rope(y + t0 * row, positions + t0, t1 - t0, xs[1], xs[2], s.n_dims, s.f, s.f2, f, s.neox, s.yarn);
+          });
+        }
         break;
       }
-      case Kind::kAttention:
-        Attention(cache, s.attn, F(s.in[0]), F(s.in[1]), F(s.in[2]), positions, T, y, pool);
+      case Kind::kAttention: {
+        // Each sequence attends over its own cache: one token's q, k, v and output rows.
+        const int64_t qr = Numel(shapes_[s.in[0]], 1, 1), kr = Numel(shapes_[s.in[1]], 1, 1),
+                      vr = Numel(shapes_[s.in[2]], 1, 1), yr = n / T;
+        const float *q = F(s.in[0]), *k = F(s.in[1]), *v = F(s.in[2]);
+        for (const Arena::Segment& g : segments)
+          Attention(*g.cache, s.attn, q + g.begin * qr, k + g.begin * kr, v + g.begin * vr, positions + g.begin, g.T,
+                    y + g.begin * yr, pool);
         break;
+      }
       case Kind::kOutputRows: {
         const float* a = F(s.in[0]);
         for (int64_t r = 0; r < R; ++r) std::memcpy(y + r * cols, a + rows[r] * cols, cols * sizeof(float));
@@ -453,6 +523,14 @@ absl::Status CpuProgram::Run(const int32_t* tokens, const int32_t* positions, in
   if (!logits_direct_) {  // an aliased logits slot: copied out of the arena
     const float* logits = A(logits_slot_);
     out->assign(logits, logits + numel(logits_slot_));
+  }
+  if (seqs.size() > 1) {  // each sequence's rows, in order, from the combined logits
+    const float* logits = out->data();
+    for (const SequenceRun& q : seqs) {
+      const size_t n = q.rows->size() * static_cast<size_t>(out_cols_);
+      q.out->assign(logits, logits + n);
+      logits += n;
+    }
   }
   return absl::OkStatus();
 }

@@ -28,6 +28,10 @@ class CpuProgram final : public Program {
   std::unique_ptr<Workspace> NewWorkspace() const override;
   absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T, const std::vector<int64_t>& rows,
                    runtime::KvCache& cache, const RunContext& ctx, std::vector<float>* out) const override;
+  // One pass over every sequence's tokens: products, norms and activations run over all
+  // rows at once (MatMul's results do not depend on the batch), attention and RoPE per
+  // sequence against its own cache, so each output equals its own Run's, bit for bit.
+  absl::Status RunBatch(std::span<const SequenceRun> seqs, const RunContext& ctx) const override;
 
   struct Step;  // one compiled op (program.cpp)
   ~CpuProgram() override;
@@ -38,6 +42,8 @@ class CpuProgram final : public Program {
   // Lays `arena` out for batches up to T tokens and R rows (a new memory plan when
   // larger than its present capacity).
   absl::Status Reserve(Arena& arena, int64_t T, int64_t R) const;
+  // Run and RunBatch: the sequences' tokens laid end to end in one pass.
+  absl::Status RunSequences(std::span<const SequenceRun> seqs, const RunContext& ctx) const;
   ir::Graph graph_;  // what the memory plan is made from
   std::vector<Step> steps_;
   std::vector<ir::Shape> shapes_;                    // per slot

@@ -1,0 +1,86 @@
+// Batching the forward passes of sessions that share compute threads (a server's
+// slots): each session's thread hands its step (a decode token or a prefill chunk) to
+// the batcher and waits; one of the waiting threads runs every pending step of the
+// same program as one Program::RunBatch pass, so the weights are read once for all
+// of them instead of once per session. Each session's logits are the bits its own
+// Run gives (backend.h), so batching changes speed, never results.
+//
+// When to run: a session served by the last pass is expected back within its
+// sampling time, so a pending step waits until every such session has one pending
+// too, or until it has waited a quarter of the last pass (between kMinWait and
+// kMaxWait). A lone session never waits: it is the only one expected. A session that
+// stops generating costs the others one such wait; Forget (Session's destructor)
+// removes it at once.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "backends/backend.h"
+#include "kernels/thread_pool.h"
+#include "runtime/weight_source.h"
+
+namespace uaii::runtime {
+
+class StepBatcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::microseconds kMinWait{500}, kMaxWait{5000};
+  // Tokens one pass holds (a longer prefill chunk still goes whole, alone): the
+  // sessions' prefill chunk, so the pass fits the workspace they planned for.
+  static constexpr int64_t kMaxPassTokens = 512;
+
+  explicit StepBatcher(ThreadPool* pool) : pool_(pool) {}
+
+  // One session's step. `workspace` is the session's own (the program's NewWorkspace():
+  // a pass runs in its first step's). `weights` is the session's weight source, null
+  // for weights read in place; a batched session's holds every weight in memory, so
+  // the first step's serves the whole pass. Steps with another program or moe_top_k
+  // (RunContext's) go in another pass.
+  struct Step {
+    const backends::Program* program = nullptr;
+    backends::SequenceRun seq;
+    int64_t moe_top_k = 0;
+    WeightSource* weights = nullptr;
+    backends::Workspace* workspace = nullptr;
+    const void* owner = nullptr;  // the session: one step at a time each
+  };
+  // Runs `step` in the next pass with whatever else is pending, on the batcher's threads.
+  absl::Status Run(const Step& step);
+  // `owner` will send no more steps for now: nothing waits for it.
+  void Forget(const void* owner);
+
+  struct Stats {
+    int64_t passes = 0, steps = 0;  // steps / passes = the mean batch
+    int64_t max_batch = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Request {
+    Step step;
+    Clock::time_point submitted;
+    absl::Status status;
+    bool done = false;
+  };
+  bool ExpectedAllPending() const;  // under mu_
+  Clock::duration Wait() const;     // under mu_
+  std::vector<Request*> TakePass();  // under mu_: the front's program and moe_top_k, FIFO, bounded
+  void RunPass(const std::vector<Request*>& pass);
+
+  ThreadPool* const pool_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Request*> pending_;
+  bool running_ = false;
+  std::vector<const void*> expected_;  // the last pass's owners
+  Clock::duration last_pass_{};
+  Stats stats_;
+};
+
+}  // namespace uaii::runtime
