@@ -262,16 +262,20 @@ def main():
     ap.add_argument("--llama-threads", type=int, nargs="*", default=[],
                     help="llama-server -t/-tb settings to run (default: --threads); the first is the reference "
                          "of the default ratios, the best of them that of the best ratios")
-    ap.add_argument("--llama-server", default="", help="binary (default: build_llama_server.sh's, built if missing)")
+    ap.add_argument("--llama-server", default="",
+                    help="binary (default: build_llama_server.sh's, built if missing); none: uaii's variants only")
     ap.add_argument("--json", default="", help="write the figures here")
     args = ap.parse_args()
 
     uaii_bin = str(pathlib.Path(args.build) / "uaii")
-    llama_bin = args.llama_server or subprocess.run(
+    # "none": uaii's variants only (what one uaii change does, e.g. C:auto against
+    # C:auto:nobatch), with no reference; never a figure against llama-server.
+    reference = args.llama_server != "none"
+    llama_bin = (args.llama_server or subprocess.run(
         ["bash", str(ROOT / "benchmarks" / "build_llama_server.sh")], capture_output=False,
-        stdout=subprocess.PIPE, text=True, check=True).stdout.strip().splitlines()[-1]
+        stdout=subprocess.PIPE, text=True, check=True).stdout.strip().splitlines()[-1]) if reference else "none"
     sdist = pathlib.Path(os.environ.get("UAII_LLAMA_CPP_SDIST", HOME / "downloads" / "llama_cpp_python-0.3.36.tar.gz"))
-    llama_version = version_of([llama_bin, "--version"])
+    llama_version = version_of([llama_bin, "--version"]) if reference else "not run"
     uaii_commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                                  capture_output=True, text=True).stdout.strip()
     meta = {"model": args.model, "ctx_per_slot": args.ctx, "threads": args.threads, "max_tokens": args.max_tokens,
@@ -290,7 +294,7 @@ def main():
         reqs = prompts(n)
         engines = [(f"llama-server t{t}", lambda port, c=c, t=t: llama_server_argv(
             llama_bin, args.model, c, args.ctx, t, port, args.llama_chat_template), c, t, None)
-            for t in (args.llama_threads or [args.threads])]
+            for t in (args.llama_threads or [args.threads]) if reference]
         for spec in args.uaii:
             slots, threads, batch = parse_variant(spec, c, args.threads)
             engines.append((f"uaii {spec}", lambda port, s=slots, t=threads, b=batch: uaii_argv(
@@ -322,7 +326,7 @@ def main():
     meta["load_average_end"] = os.getloadavg()
 
     ratios = []
-    for c in args.concurrency:
+    for c in args.concurrency if reference else []:
         theirs = [r for r in rows if r["concurrency"] == c and r["engine"].startswith("llama-server")]
         ours = [r for r in rows if r["concurrency"] == c and r["engine"].startswith("uaii")]
         best = max(ours, key=lambda r: r["requests_per_s"])
@@ -351,13 +355,20 @@ def main():
               f"{1000 * r['ttft_p90_s']:11.0f} {r['latency_median_s']:13.2f} {st if st else 0:12.1f} "
               f"{r['completion_tokens']:6d}")
     print()
-    print("ratios uaii / llama-server (req/s, tok/s: >1 uaii faster; TTFT: <1 uaii sooner)")
+    if reference:
+        print("ratios uaii / llama-server (req/s, tok/s: >1 uaii faster; TTFT: <1 uaii sooner)")
     for q in ratios:
         print(f"{q['concurrency']:2d} {q['which']:7} {q['uaii_engine']:14} / {q['llama_engine']:15} req/s {q['requests_per_s']:.2f}x  "
               f"tok/s {q['tokens_per_s']:.2f}x  TTFT median {q['ttft_median']:.2f}x  p90 {q['ttft_p90']:.2f}x")
     same = [(r["concurrency"], r["engine"], r["same_text_as_llama_server"], r["requests"]) for r in rows
             if "same_text_as_llama_server" in r]
-    print("greedy answers equal to llama-server's: " + ", ".join(f"C={c} {e} {s}/{n}" for c, e, s, n in same))
+    if reference:
+        print("greedy answers equal to llama-server's: " + ", ".join(f"C={c} {e} {s}/{n}" for c, e, s, n in same))
+    for c in args.concurrency:  # uaii's variants against its first: the same greedy answers
+        ours = [r for r in rows if r["concurrency"] == c and r["engine"].startswith("uaii")]
+        print(f"C={c} greedy answers equal to {ours[0]['engine']}'s: " + ", ".join(
+            f"{u['engine']} {sum(a == b for a, b in zip(u['texts'], ours[0]['texts']))}/{u['requests']}"
+            for u in ours[1:]))
     print(f"({meta['seconds']:.0f} s; load average at the end {os.getloadavg()[0]:.2f})")
     if args.json:
         for r in rows:
