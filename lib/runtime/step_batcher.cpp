@@ -17,47 +17,41 @@ StepBatcher::Clock::duration StepBatcher::Wait() const {
   return std::clamp<Clock::duration>(last_pass_ / 4, kMinWait, kMaxWait);
 }
 
-std::vector<StepBatcher::Request*> StepBatcher::TakePass() {
-  std::vector<Request*> pass;
+void StepBatcher::TakePass() {
+  pass_.clear();
   const Step& first = pending_.front()->step;
   int64_t tokens = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
-    Request* r = *it;
-    const Step& s = r->step;
-    const bool fits = pass.empty() || tokens + s.seq.T <= std::max(kMaxPassTokens, first.seq.T);
+    const Step& s = (*it)->step;
+    const bool fits = pass_.empty() || tokens + s.seq.T <= std::max(kMaxPassTokens, first.seq.T);
     if (s.program == first.program && s.moe_top_k == first.moe_top_k && fits) {
-      pass.push_back(r);
+      pass_.push_back(*it);
       tokens += s.seq.T;
       it = pending_.erase(it);
     } else {
       ++it;
     }
   }
-  return pass;
 }
 
-void StepBatcher::RunPass(const std::vector<Request*>& pass) {
-  const Step& first = pass[0]->step;
+void StepBatcher::RunPass() {
+  const Step& first = pass_[0]->step;
   backends::RunContext ctx;
   ctx.pool = pool_;
   ctx.weights = first.weights;
   ctx.moe_top_k = first.moe_top_k;
   ctx.profile = StepProfile::Get();
   ctx.workspace = first.workspace;
-  std::vector<backends::SequenceRun> seqs;
-  seqs.reserve(pass.size());
-  for (const Request* r : pass) seqs.push_back(r->step.seq);
-  absl::Status st = first.program->RunBatch(seqs, ctx);
-  if (st.ok() || pass.size() == 1) {
-    for (Request* r : pass) r->status = st;
+  seqs_.clear();
+  for (const Request* r : pass_) seqs_.push_back(r->step.seq);
+  const absl::Status st = first.program->RunBatch(seqs_, ctx);
+  if (st.ok() || pass_.size() == 1) {
+    for (Request* r : pass_) r->status = st;
     return;
   }
   // One sequence's failure must not fail the others: each alone says whose it was
   // (a failed pass may have written K/V rows; a rerun writes the same positions again).
-  for (Request* r : pass) {
-    const backends::SequenceRun& q = r->step.seq;
-    r->status = first.program->Run(q.tokens, q.positions, q.T, *q.rows, *q.cache, ctx, q.out);
-  }
+  for (size_t i = 0; i < pass_.size(); ++i) pass_[i]->status = first.program->RunBatch({&seqs_[i], 1}, ctx);
 }
 
 absl::Status StepBatcher::Run(const Step& step) {
@@ -78,21 +72,22 @@ absl::Status StepBatcher::Run(const Step& step) {
     // This thread runs the next pass (which may not hold its own step: then it waits
     // for a later one like the others).
     running_ = true;
-    std::vector<Request*> pass = TakePass();
+    TakePass();
     lk.unlock();
     const Clock::time_point t0 = Clock::now();
-    RunPass(pass);
+    RunPass();
     const Clock::duration took = Clock::now() - t0;
     lk.lock();
     last_pass_ = took;
     expected_.clear();
-    for (Request* r : pass) {
+    for (Request* r : pass_) {
       expected_.push_back(r->step.owner);
       r->done = true;
     }
+    const auto n = static_cast<int64_t>(pass_.size());
     ++stats_.passes;
-    stats_.steps += static_cast<int64_t>(pass.size());
-    stats_.max_batch = std::max<int64_t>(stats_.max_batch, static_cast<int64_t>(pass.size()));
+    stats_.steps += n;
+    stats_.max_batch = std::max(stats_.max_batch, n);
     running_ = false;
     cv_.notify_all();
   }

@@ -70,14 +70,18 @@ class StepBatcher {
   };
   bool ExpectedAllPending() const;  // under mu_
   Clock::duration Wait() const;     // under mu_
-  std::vector<Request*> TakePass();  // under mu_: the front's program and moe_top_k, FIFO, bounded
-  void RunPass(const std::vector<Request*>& pass);
+  void TakePass();  // under mu_, into pass_: the front's program and moe_top_k, FIFO, bounded
+  void RunPass();   // pass_, by the thread that took it (running_)
 
   ThreadPool* const pool_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Request*> pending_;
   bool running_ = false;
+  // The pass being run and its sequences, reused so that a warm step allocates nothing;
+  // only the thread that set running_ touches them.
+  std::vector<Request*> pass_;
+  std::vector<backends::SequenceRun> seqs_;
   std::vector<const void*> expected_;  // the last pass's owners
   Clock::duration last_pass_{};
   Stats stats_;
