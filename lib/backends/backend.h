@@ -84,6 +84,13 @@ class Program {
   virtual int64_t n_outputs_per_row() const = 0;
   // Memory for one session's runs (grown as larger batches come, then reused).
   virtual std::unique_ptr<Workspace> NewWorkspace() const = 0;
+  // Grows `ws` now for runs of up to `tokens` tokens and `rows` output rows, so that
+  // such runs later lay nothing out (a server's batched passes: memory that does not
+  // creep up as larger batches happen to come). This default does nothing.
+  virtual absl::Status ReserveWorkspace(Workspace& ws, int64_t tokens, int64_t rows) const {
+    (void)ws, (void)tokens, (void)rows;
+    return absl::OkStatus();
+  }
   // Runs T tokens at `positions`; `rows` (indices into [0, T)) select the output rows.
   // out: [rows.size(), n_outputs_per_row()]. A Program is shared by every session of
   // a model: Run may be called from several threads at once, each with its own cache

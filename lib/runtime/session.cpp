@@ -61,7 +61,7 @@ struct Session::Impl {
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() {
-  if (impl_->batcher) impl_->batcher->Forget(this);
+  if (impl_->batcher) impl_->batcher->Leave(this, impl_->program);
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Model> model,
@@ -123,8 +123,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   const bool all_in_memory =
       !impl->plan.use_storage || (!impl->plan.storage.streaming && impl->plan.storage.expert_bytes == 0);
   if (options.compute_threads && options.compute_threads->impl_->batcher && all_in_memory &&
-      impl->backend == &backends::Cpu())
+      impl->backend == &backends::Cpu()) {
+    if (auto st = options.compute_threads->impl_->batcher->Join(impl->program); !st.ok()) return st;
     impl->batcher = options.compute_threads->impl_->batcher.get();
+  }
   impl->model = std::move(model);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -216,7 +218,7 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
     auto run = [&](const std::vector<int64_t>& want, std::vector<float>* into) {
       if (s.batcher)
         return s.batcher->Run({s.program, {tokens.data() + off, pos.data(), T, &want, s.cache.get(), into},
-                               ctx.moe_top_k, ctx.weights, ctx.workspace, this});
+                               ctx.moe_top_k, ctx.weights, this});
       return s.program->Run(tokens.data() + off, pos.data(), T, want, *s.cache, ctx, into);
     };
     absl::Status st;

@@ -20,6 +20,9 @@ StepBatcher::Clock::duration StepBatcher::Wait() const {
 void StepBatcher::TakePass() {
   pass_.clear();
   const Step& first = pending_.front()->step;
+  Joined& joined = programs_[first.program];
+  if (!joined.workspace) joined.workspace = first.program->NewWorkspace();
+  pass_workspace_ = joined.workspace.get();
   int64_t tokens = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     const Step& s = (*it)->step;
@@ -41,7 +44,7 @@ void StepBatcher::RunPass() {
   ctx.weights = first.weights;
   ctx.moe_top_k = first.moe_top_k;
   ctx.profile = StepProfile::Get();
-  ctx.workspace = first.workspace;
+  ctx.workspace = pass_workspace_;
   seqs_.clear();
   for (const Request* r : pass_) seqs_.push_back(r->step.seq);
   const absl::Status st = first.program->RunBatch(seqs_, ctx);
@@ -54,23 +57,36 @@ void StepBatcher::RunPass() {
   for (size_t i = 0; i < pass_.size(); ++i) pass_[i]->status = first.program->RunBatch({&seqs_[i], 1}, ctx);
 }
 
+StepBatcher::StepBatcher(ThreadPool* pool) : pool_(pool), thread_([this] { Loop(); }) {}
+
+StepBatcher::~StepBatcher() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
 absl::Status StepBatcher::Run(const Step& step) {
   Request req{step, Clock::now(), absl::OkStatus()};
   std::unique_lock<std::mutex> lk(mu_);
   pending_.push_back(&req);
   cv_.notify_all();
-  while (!req.done) {
-    if (running_) {
-      cv_.wait(lk);
-      continue;
-    }
+  cv_.wait(lk, [&] { return req.done; });
+  return req.status;
+}
+
+void StepBatcher::Loop() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    cv_.wait(lk, [&] { return stopping_ || !pending_.empty(); });
+    if (stopping_) return;  // ComputeThreads is going: no session is left to send a step
     const Clock::time_point deadline = pending_.front()->submitted + Wait();
     if (!ExpectedAllPending() && Clock::now() < deadline) {
       cv_.wait_until(lk, deadline);
       continue;
     }
-    // This thread runs the next pass (which may not hold its own step: then it waits
-    // for a later one like the others).
     running_ = true;
     TakePass();
     lk.unlock();
@@ -91,12 +107,25 @@ absl::Status StepBatcher::Run(const Step& step) {
     running_ = false;
     cv_.notify_all();
   }
-  return req.status;
 }
 
-void StepBatcher::Forget(const void* owner) {
+absl::Status StepBatcher::Join(const backends::Program* program) {
+  std::unique_lock<std::mutex> lk(mu_);
+  Joined& joined = programs_[program];
+  if (!joined.workspace) joined.workspace = program->NewWorkspace();
+  // Not while a pass runs in it: growing the arena would move it under the pass.
+  cv_.wait(lk, [&] { return !running_ || pass_workspace_ != joined.workspace.get(); });
+  if (auto st = program->ReserveWorkspace(*joined.workspace, kMaxPassTokens, joined.sessions + 1); !st.ok())
+    return st;
+  ++joined.sessions;
+  return absl::OkStatus();
+}
+
+void StepBatcher::Leave(const void* owner, const backends::Program* program) {
   std::lock_guard<std::mutex> lk(mu_);
   expected_.erase(std::remove(expected_.begin(), expected_.end(), owner), expected_.end());
+  // The session is not inside a pass (its thread is here), so no pass uses the workspace.
+  if (auto it = programs_.find(program); it != programs_.end() && --it->second.sessions <= 0) programs_.erase(it);
   cv_.notify_all();
 }
 

@@ -139,11 +139,14 @@ TEST_CASE("StepBatcher: a failing step fails alone, the others' pass still runs"
   std::vector<float> oa, ob, want;
   backends::RunContext ctx;
   REQUIRE(p.Run(tok.data(), pos.data(), 2, rows, *ref, ctx, &want).ok());
-  auto wa = p.NewWorkspace(), wb = p.NewWorkspace();
   absl::Status sa, sb;
-  std::thread t([&] { sb = batcher.Run({&p, {tok.data(), far.data(), 2, &rows, b.get(), &ob}, 0, nullptr, wb.get(), &sb}); });
-  sa = batcher.Run({&p, {tok.data(), pos.data(), 2, &rows, a.get(), &oa}, 0, nullptr, wa.get(), &sa});
+  REQUIRE(batcher.Join(&p).ok());
+  REQUIRE(batcher.Join(&p).ok());
+  std::thread t([&] { sb = batcher.Run({&p, {tok.data(), far.data(), 2, &rows, b.get(), &ob}, 0, nullptr, &sb}); });
+  sa = batcher.Run({&p, {tok.data(), pos.data(), 2, &rows, a.get(), &oa}, 0, nullptr, &sa});
   t.join();
+  batcher.Leave(&sa, &p);
+  batcher.Leave(&sb, &p);
   CHECK(sa.ok());
   CHECK(oa == want);
   CHECK(std::string(sb.message()).find("position 16 outside the context of 16") != std::string::npos);

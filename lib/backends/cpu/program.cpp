@@ -233,6 +233,18 @@ class CpuProgram::Arena final : public Workspace {
 
 std::unique_ptr<Workspace> CpuProgram::NewWorkspace() const { return std::make_unique<Arena>(); }
 
+absl::Status CpuProgram::ReserveWorkspace(Workspace& ws, int64_t tokens, int64_t rows) const {
+  auto* arena = dynamic_cast<Arena*>(&ws);
+  if (arena == nullptr) return absl::InvalidArgumentError("CPU program: the workspace is another program's");
+  if (auto st = Reserve(*arena, tokens, rows); !st.ok()) return st;
+  // A batch's inputs end to end and its combined logits (RunSequences).
+  arena->tokens_cat.reserve(static_cast<size_t>(tokens));
+  arena->positions_cat.reserve(static_cast<size_t>(tokens));
+  arena->rows_cat.reserve(static_cast<size_t>(rows));
+  arena->logits_cat.reserve(static_cast<size_t>(rows * out_cols_));
+  return absl::OkStatus();
+}
+
 absl::Status CpuProgram::Reserve(Arena& arena, int64_t T, int64_t R) const {
   if (arena.memory && T <= arena.tokens && R <= arena.rows) return absl::OkStatus();
   const int64_t tokens = std::max(T, arena.tokens), rows = std::max(R, arena.rows);

@@ -26,6 +26,7 @@ class CpuProgram final : public Program {
   const std::vector<runtime::KvLayerShape>& kv_layers() const override { return kv_layers_; }
   int64_t n_outputs_per_row() const override { return out_cols_; }
   std::unique_ptr<Workspace> NewWorkspace() const override;
+  absl::Status ReserveWorkspace(Workspace& ws, int64_t tokens, int64_t rows) const override;
   absl::Status Run(const int32_t* tokens, const int32_t* positions, int64_t T, const std::vector<int64_t>& rows,
                    runtime::KvCache& cache, const RunContext& ctx, std::vector<float>* out) const override;
   // One pass over every sequence's tokens: products, norms and activations run over all
