@@ -6,6 +6,7 @@
 #include <random>
 
 #include "server_impl.h"
+#include "absl/strings/match.h"
 #include "uaii/grammar.h"
 #include "uaii/str_cat.h"
 
@@ -174,6 +175,7 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
   ChatTurnRequest turn;
   turn.messages_json = r->messages_json;
   turn.tools_json = r->tools_json;
+  turn.tool_choice = r->tool_choice;
   turn.think = r->think;
   turn.sampling = r->sampling;
   if (!r->seed_given) turn.sampling.seed = RandomSeed();
@@ -182,7 +184,10 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
   // Rendered and tokenized once: the slot is picked by these tokens, and the slot's
   // engine runs them as they are.
   auto prompt = pool->any_engine().Prepare(turn);
-  if (!prompt.ok()) return Refuse(kRoute, res, FromStatus(prompt.status(), "messages"));
+  if (!prompt.ok()) {
+    const bool forced_call = absl::StartsWith(prompt.status().message(), "tool_choice:");
+    return Refuse(kRoute, res, FromStatus(prompt.status(), forced_call ? "tool_choice" : "messages"));
+  }
   turn.max_tokens = std::min(r->max_tokens.value_or(opt.limits.max_tokens),
                              std::max<int64_t>(0, max_context - static_cast<int64_t>(prompt->tokens.size())));
   const ResponseHeader header{RandomId("chatcmpl-"), static_cast<int64_t>(std::time(nullptr)), model_id};
@@ -208,7 +213,7 @@ void Server::Impl::Chat(const httplib::Request& req, httplib::Response& res) {
     const bool calls = std::any_of(result->blocks.begin(), result->blocks.end(),
                                    [](const chat::OutputBlock& b) { return b.kind == chat::BlockKind::kToolCall; });
     // A request cut by its time limit ends as one cut by max_tokens.
-    const std::string_view finish = watch.timed_out && !calls ? "length" : FinishReason(g.stop, calls);
+    const std::string_view finish = watch.timed_out ? "length" : FinishReason(g.stop, calls);
     const Usage usage{g.prompt_tokens, static_cast<int64_t>(g.tokens.size()), g.cached_tokens, result->reasoning_tokens};
     Outcome o;
     o.body = ChatCompletionJson(header, result->blocks, finish, usage);

@@ -321,12 +321,26 @@ std::optional<ChatCompletionRequest> ParseChatCompletionRequest(std::string_view
   }
   std::string tool_choice = "auto";
   if (auto tc = f.Get("tool_choice")) {
-    if (!tc->is_string() || (tc->get_string().value_unsafe() != "auto" && tc->get_string().value_unsafe() != "none"))
-      f.Fail("tool_choice: only \"auto\" and \"none\" are supported (forcing a tool call needs a grammar of the "
-             "model's tool-call syntax, which uaii does not build yet)",
+    std::string_view mode, name;
+    simdjson::dom::object fn;
+    if (tc->get(mode) == simdjson::SUCCESS) {
+      if (mode != "auto" && mode != "none" && mode != "required")
+        f.Fail(StrCat("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", "
+                      "\"function\": {\"name\": ...}}, got \"", mode, "\""),
+               "tool_choice");
+      tool_choice = std::string(mode);
+      if (mode == "required") r.tool_choice.mode = ToolChoice::Mode::kRequired;
+    } else if (!tc->is_object() || tc->get_object().value_unsafe()["function"].get(fn) != simdjson::SUCCESS ||
+               fn["name"].get(name) != simdjson::SUCCESS || name.empty()) {
+      f.Fail("'tool_choice' as an object must be {\"type\": \"function\", \"function\": {\"name\": ...}}",
              "tool_choice");
-    else
-      tool_choice = std::string(tc->get_string().value_unsafe());
+    } else {
+      r.tool_choice = {ToolChoice::Mode::kFunction, std::string(name), false};
+    }
+  }
+  if (auto p = f.Get("parallel_tool_calls")) {
+    if (!p->is_bool()) f.WrongType("parallel_tool_calls", "a boolean", *p);
+    else r.tool_choice.parallel = p->get_bool().value_unsafe();
   }
   bool has_tools = false;
   if (auto tools = f.Get("tools")) {
@@ -348,6 +362,11 @@ std::optional<ChatCompletionRequest> ParseChatCompletionRequest(std::string_view
     }
   }
   ReadSampling(f, limits, &r);
+  if (r.tool_choice.mode != ToolChoice::Mode::kAuto) {
+    if (!has_tools) f.Fail("'tool_choice' forces a tool call, but the request has no 'tools'", "tool_choice");
+    else if (!r.grammar.empty() || r.json_schema)
+      f.Fail("'tool_choice' forcing a call excludes 'grammar' and 'response_format'", "tool_choice");
+  }
   if (!f.ok()) return std::nullopt;
   uaii::JsonWriter w;
   w.BeginArray();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api_error.h"
+#include "uaii/chat.h"
 #include "uaii/sampling.h"
 #include "uaii/tokenizer.h"
 
@@ -41,6 +42,9 @@ struct ChatCompletionRequest : SamplingRequest {
   std::string messages_json;               // the messages array, as JSON text
   std::optional<std::string> tools_json;   // the tools array (absent with tool_choice "none")
   std::optional<bool> think;               // chat_template_kwargs.enable_thinking
+  // tool_choice "required" or {"type": "function", "function": {"name": F}}, and
+  // parallel_tool_calls (llama-server's default: false); "auto" and "none" force nothing.
+  ToolChoice tool_choice;
 };
 
 struct CompletionRequest : SamplingRequest {

@@ -31,12 +31,13 @@ std::string_view TextOf(const chat::OutputBlock& b) { return b.kind == chat::Blo
 
 }  // namespace
 
+// As llama-server: a reply cut short is "length" even when it holds calls (the last one
+// may be cut); one that ended by itself is "tool_calls" when it made any.
 std::string_view FinishReason(StopReason stop, bool made_tool_calls) {
-  if (made_tool_calls) return "tool_calls";
   switch (stop) {
     case StopReason::kMaxTokens:
     case StopReason::kContextFull: return "length";
-    default: return "stop";
+    default: return made_tool_calls ? "tool_calls" : "stop";
   }
 }
 

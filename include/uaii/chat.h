@@ -4,6 +4,7 @@
 // the model's raw text with the syntax the template uses. `uaii chat`, `generate --chat` and the C ABI's
 // uaii_session_chat use it.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,9 +26,21 @@ struct ChatEngineOptions {
   std::string chat_template_path;
 };
 
+// What a reply must do with the request's tools (OpenAI's tool_choice; "none" is a request
+// without tools). kAuto: call tools or answer, as the model chooses. kRequired: call one
+// of the tools; kFunction: call `function`. Both force the calls with a grammar in the
+// model's own tool-call syntax (docs/chat.md), so they exclude ChatTurnRequest::grammar.
+struct ToolChoice {
+  enum class Mode : uint8_t { kAuto, kRequired, kFunction };
+  Mode mode = Mode::kAuto;
+  std::string function;   // kFunction: the tool's name
+  bool parallel = false;  // forced calls: one or more calls (OpenAI's parallel_tool_calls); else exactly one
+};
+
 struct ChatTurnRequest {
   std::string messages_json;               // [{"role": "...", "content": "..."}, ...]
   std::optional<std::string> tools_json;   // [{"type": "function", "function": {...}}, ...]
+  ToolChoice tool_choice;                  // kRequired / kFunction need tools_json
   std::optional<bool> think;               // enable_thinking, only when the caller chooses
   bool add_generation_prompt = true;
   int64_t max_tokens = 512;
@@ -66,10 +79,14 @@ class ChatEngine {
   absl::StatusOr<std::vector<TokenId>> PromptTokens(const ChatTurnRequest& request) const;
   // Render's text and PromptTokens' tokens made once, for a caller that needs the tokens
   // before it runs the turn (a server picks a slot by them): Run(request, prompt) then
-  // neither renders nor tokenizes again. Const and thread-safe like Render.
+  // neither renders nor tokenizes again. Const and thread-safe like Render. InvalidArgument
+  // naming the cause for a tool_choice that cannot be forced (docs/chat.md).
   struct Prompt {
     std::string text;
     std::vector<TokenId> tokens;
+    // The grammar forcing the request's tool calls (ToolChoice kRequired / kFunction), built
+    // here so a bad tool_choice fails before a slot is taken; "" when nothing is forced.
+    std::string tool_call_grammar;
   };
   absl::StatusOr<Prompt> Prepare(const ChatTurnRequest& request) const;
   absl::StatusOr<ChatTurnResult> Run(const ChatTurnRequest& request,

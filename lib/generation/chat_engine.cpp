@@ -9,6 +9,7 @@
 #include "chat/output_parser.h"
 #include "chat/output_syntax.h"
 #include "chat/tool_call_xml.h"
+#include "generation/tool_call_grammar.h"
 #include "generation/tool_call_ids.h"
 #include "util/str_cat.h"
 
@@ -115,7 +116,20 @@ absl::StatusOr<ChatEngine::Prompt> ChatEngine::Prepare(const ChatTurnRequest& re
   if (!text.ok()) return text.status();
   auto tokens = EncodePrompt(impl_->generator->model().tokenizer(), *text);
   if (!tokens.ok()) return tokens.status();
-  return Prompt{*std::move(text), *std::move(tokens)};
+  Prompt prompt{*std::move(text), *std::move(tokens), ""};
+  if (request.tool_choice.mode != ToolChoice::Mode::kAuto) {
+    if (!request.tools_json)
+      return absl::InvalidArgumentError("tool_choice: forcing a tool call needs the request's tools");
+    if (!request.grammar.empty())
+      return absl::InvalidArgumentError("tool_choice: a forced tool call and a grammar exclude each other");
+    auto grammar = ToolCallGrammar(impl_->syntax, *request.tools_json, request.tool_choice,
+                                   impl_->syntax.StartsInThinking(prompt.text),
+                                   /*thinking_allowed=*/request.think.value_or(true));
+    if (!grammar.ok())
+      return absl::InvalidArgumentError(StrCat("tool_choice: ", std::string(grammar.status().message())));
+    prompt.tool_call_grammar = *std::move(grammar);
+  }
+  return prompt;
 }
 
 absl::StatusOr<std::vector<TokenId>> ChatEngine::PromptTokens(const ChatTurnRequest& request) const {
@@ -140,6 +154,7 @@ absl::StatusOr<ChatTurnResult> ChatEngine::Run(const ChatTurnRequest& request, P
   gen.grammar = request.grammar;
   ChatTurnResult result;
   result.started_in_thinking = impl_->syntax.StartsInThinking(prompt.text);
+  if (!prompt.tool_call_grammar.empty()) gen.grammar = std::move(prompt.tool_call_grammar);
   chat::ChatOutputParser parser(impl_->syntax, result.started_in_thinking);
   if (request.tools_json) {
     // Qwen 3.5's XML calls carry bare values: the declared types say which stay strings.

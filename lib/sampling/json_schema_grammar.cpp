@@ -34,6 +34,7 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
 
 class Converter {
  public:
+  explicit Converter(RuleSet& rules) : rules_(rules) {}
   // Returns the name of the rule matching `node`, adding the rules it needs; `name` is
   // the schema's position ("" for the root, "a-b" for property b of property a, ...).
   std::string Visit(const Node& node, const std::string& name) {
@@ -222,7 +223,7 @@ class Converter {
     return rule + " space \"}\"";
   }
 
-  RuleSet rules_;
+  RuleSet& rules_;
   std::unordered_set<std::string> refs_being_resolved_;
   int depth_ = 0;
 };
@@ -232,12 +233,51 @@ class Converter {
 absl::StatusOr<std::string> JsonSchemaToGbnf(std::string_view schema_json) {
   try {
     json_schema::Document doc = json_schema::ParseSchema(schema_json);
-    Converter converter;
+    RuleSet rules;
+    Converter converter(rules);
     converter.Visit(*doc.root, "");
     return converter.Grammar();
   } catch (const SchemaError& e) {
     return absl::InvalidArgumentError(e.what());
   }
 }
+
+GbnfBuilder::GbnfBuilder() : rules_(std::make_unique<RuleSet>()) {}
+GbnfBuilder::~GbnfBuilder() = default;
+
+absl::StatusOr<std::string> GbnfBuilder::AddSchema(const std::string& name, std::string_view schema_json) {
+  if (name.empty() || json_schema::IsReservedRuleName(name))
+    return absl::InvalidArgumentError(StrCat("a schema's rule needs a name other than \"", name, "\""));
+  try {
+    json_schema::Document doc = json_schema::ParseSchema(schema_json);
+    Converter converter(*rules_);
+    return converter.Visit(*doc.root, name);
+  } catch (const SchemaError& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+}
+
+absl::StatusOr<std::string> GbnfBuilder::AddRule(const std::string& name, const std::string& body) {
+  try {
+    return rules_->Add(name, body);
+  } catch (const SchemaError& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+}
+
+std::string GbnfBuilder::FreeName(const std::string& name) const {
+  const std::string safe = RuleSet::SafeName(name);
+  if (!rules_->Has(safe)) return safe;
+  for (int i = 0;; ++i)
+    if (!rules_->Has(safe + std::to_string(i))) return safe + std::to_string(i);
+}
+
+std::string GbnfBuilder::AddBuiltin(const std::string& name) {
+  return name == "space" ? name : rules_->AddBuiltin(name, name);  // every rule set holds `space`
+}
+
+std::string GbnfBuilder::Literal(std::string_view text) { return json_schema::GbnfLiteral(text); }
+
+std::string GbnfBuilder::Format() const { return rules_->Format(); }
 
 }  // namespace uaii::sampling

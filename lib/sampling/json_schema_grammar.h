@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -47,5 +48,36 @@ struct JsonSchemaLimits {
 
 // The GBNF grammar for `schema_json` (a JSON Schema as JSON text).
 absl::StatusOr<std::string> JsonSchemaToGbnf(std::string_view schema_json);
+
+namespace json_schema {
+class RuleSet;
+}
+
+// A grammar assembled from several schemas and hand-written rules in one rule set, so
+// names never collide (a taken name with another body gets "name0", "name1", ...): the
+// way llama.cpp's common_grammar_builder (add_rule / add_schema) builds the grammars of
+// tool calls. Errors are InvalidArgument, as JsonSchemaToGbnf's, with the same limits.
+class GbnfBuilder {
+ public:
+  GbnfBuilder();
+  ~GbnfBuilder();
+  // The rules matching the schema, its top rule named after `name` (not "root" or a
+  // built-in's name); returns the name used.
+  absl::StatusOr<std::string> AddSchema(const std::string& name, std::string_view schema_json);
+  // `body` (GBNF) under `name`, or a free variant of it; returns the name used.
+  absl::StatusOr<std::string> AddRule(const std::string& name, const std::string& body);
+  // A name no rule has yet: `name` made safe, or it with the first free number appended.
+  // (For rules that refer to each other before all are added.)
+  std::string FreeName(const std::string& name) const;
+  // One of llama.cpp's built-in JSON rules ("space", "string", "number", "integer",
+  // "boolean", "null", "value", "object", ...) with those it uses; returns its name.
+  std::string AddBuiltin(const std::string& name);
+  // `text` as a GBNF string literal.
+  static std::string Literal(std::string_view text);
+  std::string Format() const;
+
+ private:
+  std::unique_ptr<json_schema::RuleSet> rules_;
+};
 
 }  // namespace uaii::sampling

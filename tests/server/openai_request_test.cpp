@@ -67,16 +67,36 @@ TEST_CASE("a silent chat request gets llama-server's sampling defaults", "[serve
   CHECK_FALSE(r->json_schema.has_value());
 }
 
-TEST_CASE("tool_choice none drops the tools; a forced tool choice is refused", "[server]") {
+TEST_CASE("tool_choice: none drops the tools; required and a named function force calls", "[server]") {
   ApiError e;
-  auto r = ParseChatCompletionRequest(
-      R"({"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"none"})",
-      kLimits, &e);
+  const std::string hi_tools = R"({"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f"}}])";
+  auto r = ParseChatCompletionRequest(hi_tools + R"(,"tool_choice":"none"})", kLimits, &e);
   REQUIRE(r.has_value());
   CHECK_FALSE(r->tools_json.has_value());
+  CHECK(r->tool_choice.mode == uaii::ToolChoice::Mode::kAuto);
+
+  r = ParseChatCompletionRequest(hi_tools + R"(,"tool_choice":"required"})", kLimits, &e);
+  REQUIRE(r.has_value());
+  CHECK(r->tools_json.has_value());
+  CHECK(r->tool_choice.mode == uaii::ToolChoice::Mode::kRequired);
+  CHECK_FALSE(r->tool_choice.parallel);  // llama-server's default
+
+  r = ParseChatCompletionRequest(
+      hi_tools + R"(,"tool_choice":{"type":"function","function":{"name":"f"}},"parallel_tool_calls":true})", kLimits, &e);
+  REQUIRE(r.has_value());
+  CHECK(r->tool_choice.mode == uaii::ToolChoice::Mode::kFunction);
+  CHECK(r->tool_choice.function == "f");
+  CHECK(r->tool_choice.parallel);
+
   CHECK(ChatError(R"({"messages":[{"role":"user","content":"Hi"}],"tool_choice":"required"})").param == "tool_choice");
-  CHECK(ChatError(R"({"messages":[{"role":"user","content":"Hi"}],"tool_choice":{"type":"function"}})").param ==
+  CHECK_THAT(ChatError(R"({"messages":[{"role":"user","content":"Hi"}],"tool_choice":"required"})").message,
+             Catch::Contains("no 'tools'"));
+  CHECK(ChatError(hi_tools + R"(,"tool_choice":{"type":"function"}})").param == "tool_choice");
+  CHECK(ChatError(hi_tools + R"(,"tool_choice":"always"})").param == "tool_choice");
+  CHECK(ChatError(hi_tools + R"(,"tool_choice":"required","grammar":"root ::= \"x\""})").param == "tool_choice");
+  CHECK(ChatError(hi_tools + R"(,"tool_choice":"required","response_format":{"type":"json_object"}})").param ==
         "tool_choice");
+  CHECK(ChatError(hi_tools + R"(,"parallel_tool_calls":1})").param == "parallel_tool_calls");
 }
 
 TEST_CASE("response_format becomes the schema the reply must follow", "[server]") {
