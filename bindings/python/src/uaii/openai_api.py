@@ -80,8 +80,8 @@ def _response_format(response_format) -> dict[str, Any]:
 def _check_tool_choice(tool_choice) -> None:
     if tool_choice in (None, "auto", "none"):
         return
-    raise UnsupportedError(f"tool_choice {tool_choice!r}: forcing a tool call needs a grammar of the model's "
-                           "tool-call syntax, which uaii does not build yet; use 'auto' or 'none'")
+    raise UnsupportedError(f"tool_choice {tool_choice!r}: forcing a tool call is not in the C ABI yet (uaii serve "
+                           "and C++'s ChatTurnRequest::tool_choice have it); use 'auto' or 'none'")
 
 
 class _Completions:
