@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "chat/tool_call_gemma4.h"
+#include "chat/value.h"
 #include "sampling/json_schema_grammar.h"
 #include "simdjson.h"
 #include "util/str_cat.h"
@@ -73,20 +75,6 @@ absl::StatusOr<std::vector<Tool>> ReadTools(std::string_view tools_json) {
   return tools;
 }
 
-// UTF-8 text as code points (the units GBNF matches); invalid bytes pass as themselves.
-std::vector<uint32_t> CodePoints(std::string_view s) {
-  std::vector<uint32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    uint32_t v = n == 1 ? c : c & (0x7F >> n);
-    for (int k = 1; k < n && i + k < s.size(); ++k) v = (v << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    out.push_back(v);
-    i += n;
-  }
-  return out;
-}
-
 // One code point inside a GBNF character class.
 std::string ClassChar(uint32_t c) {
   if (c >= 0x20 && c < 0x7F && c != '\\' && c != ']' && c != '[' && c != '-' && c != '^' && c != '"')
@@ -101,7 +89,7 @@ std::string ClassChar(uint32_t c) {
 // k characters), one rule each; a character moves to the next state by tail reference, so
 // the matcher's stacks do not grow with the text.
 absl::StatusOr<std::string> UntilRule(GbnfBuilder& g, const std::string& name, std::string_view marker) {
-  const std::vector<uint32_t> m = CodePoints(marker);
+  const std::vector<uint32_t> m = jinja::DecodeUtf8(marker);  // GBNF matches code points
   const size_t n = m.size();
   std::vector<size_t> fail(n + 1, 0);  // longest proper border of m[0..k)
   for (size_t k = 2; k <= n; ++k) {
@@ -173,7 +161,7 @@ class Builder {
       ASSIGN_OR_RETURN(rule, g_.AddSchema(t.name + "-call", JsonKeyedCallSchema(t, args_key)));
       alts.push_back(rule);
     }
-    return g_.AddRule("tool-call-object", Join(alts));
+    return g_.AddRule("tool-call-object", absl::StrJoin(alts, " | "));
   }
 
   absl::StatusOr<std::string> QwenXmlCall(const std::vector<Tool>& tools) {
@@ -198,7 +186,7 @@ class Builder {
       ASSIGN_OR_RETURN(rule, g_.AddRule(t.name + "-function", body));
       alts.push_back(rule);
     }
-    return g_.AddRule("tool-call-function", Join(alts));
+    return g_.AddRule("tool-call-function", absl::StrJoin(alts, " | "));
   }
 
   absl::StatusOr<std::string> Gemma4Call(const std::vector<Tool>& tools) {
@@ -216,7 +204,7 @@ class Builder {
                                                  FieldList(required, optional, "\",\"") + " \"}\""));
       alts.push_back(rule);
     }
-    return g_.AddRule("tool-call-body", Join(alts));
+    return g_.AddRule("tool-call-body", absl::StrJoin(alts, " | "));
   }
 
   absl::StatusOr<std::string> Until(const std::string& name, std::string_view marker) {
@@ -228,12 +216,6 @@ class Builder {
   }
 
  private:
-  static std::string Join(const std::vector<std::string>& alts) {
-    std::string out;
-    for (size_t i = 0; i < alts.size(); ++i) out += (i ? " | " : "") + alts[i];
-    return out;
-  }
-
   // A Gemma 4 argument value of the parameter's declared type: strings between <|"|>
   // quotes (nothing escaped inside), numbers and literals bare, others any value.
   absl::StatusOr<std::string> Gemma4Typed(const Param& p) {
@@ -298,17 +280,13 @@ absl::StatusOr<std::string> ToolCallGrammar(const chat::ChatSyntax& syntax, std:
   Builder b(g);
   std::string calls;
   switch (syntax.tool_calls) {
-    case ToolCallSyntax::kTaggedJson: {
-      ASSIGN_OR_RETURN(object, b.JsonCall(tools, "arguments"));
-      ASSIGN_OR_RETURN(call, g.AddRule("tool-call", "\"<tool_call>\" space " + object +
-                                                                 " space \"</tool_call>\""));
-      calls = Repeated(call, parallel);
-      break;
-    }
+    case ToolCallSyntax::kTaggedJson:
     case ToolCallSyntax::kQwenXml: {
-      ASSIGN_OR_RETURN(function, b.QwenXmlCall(tools));
-      ASSIGN_OR_RETURN(call, g.AddRule("tool-call", "\"<tool_call>\" space " + function +
-                                                                 " space \"</tool_call>\""));
+      // The same <tool_call> wrapper around a JSON object or a <function=...> element.
+      auto inner = syntax.tool_calls == ToolCallSyntax::kTaggedJson ? b.JsonCall(tools, "arguments")
+                                                                    : b.QwenXmlCall(tools);
+      if (!inner.ok()) return inner.status();
+      ASSIGN_OR_RETURN(call, g.AddRule("tool-call", "\"<tool_call>\" space " + *inner + " space \"</tool_call>\""));
       calls = Repeated(call, parallel);
       break;
     }

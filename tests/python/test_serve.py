@@ -129,38 +129,42 @@ WEATHER_TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 
 
-def test_tools_round_trip(uaii_bin, default_model, tmp_path):
-    """Qwen3's template (tools, tagged-JSON calls) on the default model; a grammar (llama-server's
-    `grammar` field) makes the small model write the call, so that the round trip is certain."""
+@pytest.fixture(scope="module")
+def qwen3_server(uaii_bin, default_model, tmp_path_factory):
+    """A server with Qwen3's template (tools, tagged-JSON calls) on the default model."""
     qwen3 = SHARED / "data" / "tokenizers" / "qwen3" / "tokenizer_config.json"
     if not qwen3.exists():
         pytest.skip(f"SKIP: {qwen3} missing")
     s = ServeProcess(uaii_bin, default_model, "--chat-template", qwen3, "--threads", "2",
-                     log_path=tmp_path / "serve.log").wait_ready()
-    try:
-        client = openai.OpenAI(base_url=s.url + "/v1", api_key="unused", max_retries=0)
-        messages = [{"role": "user", "content": "What is the weather in Paris?"}]
-        grammar = r'root ::= "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"'
-        r = chat(client, messages, tools=[WEATHER_TOOL], max_tokens=60, extra_body={"grammar": grammar})
-        assert r.choices[0].finish_reason == "tool_calls"
-        call = r.choices[0].message.tool_calls[0]
-        assert call.type == "function" and call.id.startswith("call_")
-        assert call.function.name == "get_weather" and json.loads(call.function.arguments) == {"city": "Paris"}
-        # Streamed, the call comes as one delta with its index.
-        deltas = [c.choices[0].delta for c in chat(client, messages, tools=[WEATHER_TOOL], max_tokens=60,
-                                                      stream=True, extra_body={"grammar": grammar}) if c.choices]
-        calls = [tc for d in deltas for tc in (d.tool_calls or [])]
-        assert len(calls) == 1 and calls[0].index == 0 and calls[0].function.name == "get_weather"
-        # The result goes back; the template renders it and the model answers in text.
-        messages += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
-                     {"role": "tool", "tool_call_id": call.id, "content": '{"temperature_c": 18, "sky": "clear"}'}]
-        final = chat(client, messages, tools=[WEATHER_TOOL], max_tokens=16)
-        assert final.choices[0].message.content and final.choices[0].finish_reason in ("stop", "length")
-        assert final.usage.prompt_tokens > r.usage.prompt_tokens
-        # tool_choice "none" drops the tools.
-        chat(client, messages, tools=[WEATHER_TOOL], tool_choice="none", max_tokens=2)
-    finally:
-        assert s.stop() == 0, s.stderr()
+                     log_path=tmp_path_factory.mktemp("serve-qwen3") / "serve.log").wait_ready()
+    yield s
+    assert s.stop() == 0, s.stderr()
+
+
+def test_tools_round_trip(qwen3_server):
+    """Qwen3's template (tools, tagged-JSON calls) on the default model; a grammar (llama-server's
+    `grammar` field) makes the small model write the call, so that the round trip is certain."""
+    client = openai.OpenAI(base_url=qwen3_server.url + "/v1", api_key="unused", max_retries=0)
+    messages = [{"role": "user", "content": "What is the weather in Paris?"}]
+    grammar = r'root ::= "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"'
+    r = chat(client, messages, tools=[WEATHER_TOOL], max_tokens=60, extra_body={"grammar": grammar})
+    assert r.choices[0].finish_reason == "tool_calls"
+    call = r.choices[0].message.tool_calls[0]
+    assert call.type == "function" and call.id.startswith("call_")
+    assert call.function.name == "get_weather" and json.loads(call.function.arguments) == {"city": "Paris"}
+    # Streamed, the call comes as one delta with its index.
+    deltas = [c.choices[0].delta for c in chat(client, messages, tools=[WEATHER_TOOL], max_tokens=60,
+                                                  stream=True, extra_body={"grammar": grammar}) if c.choices]
+    calls = [tc for d in deltas for tc in (d.tool_calls or [])]
+    assert len(calls) == 1 and calls[0].index == 0 and calls[0].function.name == "get_weather"
+    # The result goes back; the template renders it and the model answers in text.
+    messages += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                 {"role": "tool", "tool_call_id": call.id, "content": '{"temperature_c": 18, "sky": "clear"}'}]
+    final = chat(client, messages, tools=[WEATHER_TOOL], max_tokens=16)
+    assert final.choices[0].message.content and final.choices[0].finish_reason in ("stop", "length")
+    assert final.usage.prompt_tokens > r.usage.prompt_tokens
+    # tool_choice "none" drops the tools.
+    chat(client, messages, tools=[WEATHER_TOOL], tool_choice="none", max_tokens=2)
 
 
 TIME_TOOL = {"type": "function", "function": {
@@ -169,51 +173,40 @@ TIME_TOOL = {"type": "function", "function": {
                    "required": ["zone"]}}}
 
 
-def test_forced_tool_calls(uaii_bin, default_model, tmp_path):
+def test_forced_tool_calls(qwen3_server):
     """tool_choice "required" and a named function: the server's own grammar in the template's
     tool-call syntax (Qwen3's tagged JSON) makes the small model call a requested tool with
     arguments that follow its schema, without a client grammar."""
-    qwen3 = SHARED / "data" / "tokenizers" / "qwen3" / "tokenizer_config.json"
-    if not qwen3.exists():
-        pytest.skip(f"SKIP: {qwen3} missing")
-    s = ServeProcess(uaii_bin, default_model, "--chat-template", qwen3, "--threads", "2",
-                     log_path=tmp_path / "serve.log").wait_ready()
-    try:
-        client = openai.OpenAI(base_url=s.url + "/v1", api_key="unused", max_retries=0)
-        messages = [{"role": "user", "content": "What is the weather in Paris?"}]
-        tools = [WEATHER_TOOL, TIME_TOOL]
-        r = chat(client, messages, tools=tools, tool_choice="required", max_tokens=80)
-        assert r.choices[0].finish_reason == "tool_calls" and not r.choices[0].message.content
-        [call] = r.choices[0].message.tool_calls
-        assert call.function.name in ("get_weather", "get_time") and call.id.startswith("call_")
-        args = json.loads(call.function.arguments)
-        assert set(args) == ({"city"} if call.function.name == "get_weather" else {"zone"})
-        assert all(isinstance(v, str) for v in args.values())
-        # A named function, thinking off, streamed: that function, its enum respected.
-        deltas = [c.choices[0] for c in chat(
-            client, messages, tools=tools, max_tokens=80, stream=True,
-            tool_choice={"type": "function", "function": {"name": "get_time"}},
-            extra_body={"chat_template_kwargs": {"enable_thinking": False}}) if c.choices]
-        calls = [tc for d in deltas for tc in (d.delta.tool_calls or [])]
-        assert len(calls) == 1 and calls[0].function.name == "get_time"
-        assert json.loads(calls[0].function.arguments)["zone"] in ("UTC", "CET")
-        assert deltas[-1].finish_reason == "tool_calls"
-        # parallel_tool_calls: one or more calls; cut by max_tokens, the reply says "length".
-        r = chat(client, messages, tools=tools, tool_choice="required", parallel_tool_calls=True, max_tokens=48)
-        assert len(r.choices[0].message.tool_calls) >= 1
-        assert r.choices[0].finish_reason in ("tool_calls", "length")
-        # What cannot be forced is a 400 naming tool_choice.
-        for kw, match in [(dict(tool_choice={"type": "function", "function": {"name": "nope"}}), "nope"),
-                          (dict(tool_choice="required", extra_body={"grammar": 'root ::= "x"'}), "grammar"),
-                          (dict(tool_choice="required", tools=None), "tools")]:
-            args = dict(tools=tools, max_tokens=4) | kw
-            if args["tools"] is None:
-                del args["tools"]
-            with pytest.raises(openai.BadRequestError, match=match) as e:
-                chat(client, messages, **args)
-            assert e.value.body["param"] == "tool_choice"
-    finally:
-        assert s.stop() == 0, s.stderr()
+    client = openai.OpenAI(base_url=qwen3_server.url + "/v1", api_key="unused", max_retries=0)
+    messages = [{"role": "user", "content": "What is the weather in Paris?"}]
+    tools = [WEATHER_TOOL, TIME_TOOL]
+    r = chat(client, messages, tools=tools, tool_choice="required", max_tokens=80)
+    assert r.choices[0].finish_reason == "tool_calls" and not r.choices[0].message.content
+    [call] = r.choices[0].message.tool_calls
+    assert call.function.name in ("get_weather", "get_time") and call.id.startswith("call_")
+    args = json.loads(call.function.arguments)
+    assert set(args) == ({"city"} if call.function.name == "get_weather" else {"zone"})
+    assert all(isinstance(v, str) for v in args.values())
+    # A named function, thinking off, streamed: that function, its enum respected.
+    deltas = [c.choices[0] for c in chat(
+        client, messages, tools=tools, max_tokens=80, stream=True,
+        tool_choice={"type": "function", "function": {"name": "get_time"}},
+        extra_body={"chat_template_kwargs": {"enable_thinking": False}}) if c.choices]
+    calls = [tc for d in deltas for tc in (d.delta.tool_calls or [])]
+    assert len(calls) == 1 and calls[0].function.name == "get_time"
+    assert json.loads(calls[0].function.arguments)["zone"] in ("UTC", "CET")
+    assert deltas[-1].finish_reason == "tool_calls"
+    # parallel_tool_calls: one or more calls; cut by max_tokens, the reply says "length".
+    r = chat(client, messages, tools=tools, tool_choice="required", parallel_tool_calls=True, max_tokens=48)
+    assert len(r.choices[0].message.tool_calls) >= 1
+    assert r.choices[0].finish_reason in ("tool_calls", "length")
+    # What cannot be forced is a 400 naming tool_choice.
+    for kw, match in [(dict(tools=tools, tool_choice={"type": "function", "function": {"name": "nope"}}), "nope"),
+                      (dict(tools=tools, tool_choice="required", extra_body={"grammar": 'root ::= "x"'}), "grammar"),
+                      (dict(tool_choice="required"), "tools")]:
+        with pytest.raises(openai.BadRequestError, match=match) as e:
+            chat(client, messages, max_tokens=4, **kw)
+        assert e.value.body["param"] == "tool_choice"
 
 
 PROMPTS = ["Name a fruit.", "Name a country.", "Count to three.", "Say hello in French.", "Name a planet.",
