@@ -112,12 +112,16 @@ void StepBatcher::Loop() {
 absl::Status StepBatcher::Join(const backends::Program* program) {
   std::unique_lock<std::mutex> lk(mu_);
   Joined& joined = programs_[program];
+  // Counted before the wait below: a Leave meanwhile must not erase the entry (and its
+  // workspace) this thread holds while the lock is released.
+  ++joined.sessions;
   if (!joined.workspace) joined.workspace = program->NewWorkspace();
   // Not while a pass runs in it: growing the arena would move it under the pass.
   cv_.wait(lk, [&] { return !running_ || pass_workspace_ != joined.workspace.get(); });
-  if (auto st = program->ReserveWorkspace(*joined.workspace, kMaxPassTokens, joined.sessions + 1); !st.ok())
+  if (auto st = program->ReserveWorkspace(*joined.workspace, kMaxPassTokens, joined.sessions); !st.ok()) {
+    if (--joined.sessions <= 0) programs_.erase(program);
     return st;
-  ++joined.sessions;
+  }
   return absl::OkStatus();
 }
 

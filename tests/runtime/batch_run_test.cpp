@@ -153,4 +153,37 @@ TEST_CASE("StepBatcher: a failing step fails alone, the others' pass still runs"
   CHECK(batcher.stats().steps == 2);
 }
 
+TEST_CASE("StepBatcher: sessions join and leave while others' passes run", "[runtime][batch]") {
+  // A server's slots come and go while passes run: each thread here joins, steps and
+  // leaves over and over, so a Join often waits on a pass while the program's last
+  // other session leaves (the workspace it waits on must outlive that Leave).
+  auto model = Load("tiny/tiny-llama-f32.gguf");
+  const backends::Program& p = *ModelInternals::Of(*model).program;
+  runtime::StepBatcher batcher(nullptr);
+  const std::vector<int32_t> tok = {1, 2}, pos = {0, 1};
+  const std::vector<int64_t> rows = {1};
+  std::vector<float> want;
+  auto ref = NewCache(p, 16);
+  backends::RunContext ctx;
+  REQUIRE(p.Run(tok.data(), pos.data(), 2, rows, *ref, ctx, &want).ok());
+  constexpr int kThreads = 4, kCycles = 40;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto cache = NewCache(p, 16);
+      std::vector<float> out;
+      for (int c = 0; c < kCycles; ++c) {
+        if (!batcher.Join(&p).ok()) { ++wrong[i]; continue; }
+        const absl::Status st = batcher.Run({&p, {tok.data(), pos.data(), 2, &rows, cache.get(), &out}, 0, nullptr, &out});
+        if (!st.ok() || out != want) ++wrong[i];
+        batcher.Leave(&out, &p);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) CHECK(wrong[i] == 0);
+  CHECK(batcher.stats().steps == kThreads * kCycles);
+}
+
 }  // namespace uaii
