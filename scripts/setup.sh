@@ -34,6 +34,9 @@ APT_PACKAGES=(
   # the libFuzzer targets (UAII_BUILD_FUZZERS, scripts/fuzz.sh): Debian's clang with its
   # fuzzer and sanitizer runtimes
   clang-14 libclang-rt-14-dev
+  # the Vulkan backend (UAII_VULKAN): Vulkan-Hpp headers and the loader, glslc for the
+  # compute shaders, spirv-tools; Mesa's CPU driver lavapipe and vulkaninfo for its tests
+  libvulkan-dev glslc spirv-tools mesa-vulkan-drivers vulkan-tools
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -3,6 +3,9 @@
 #include <mutex>
 
 #include "backends/cpu/cpu_backend.h"
+#ifdef UAII_HAVE_VULKAN
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 #include "util/str_cat.h"
 
 namespace uaii::backends {
@@ -25,10 +28,24 @@ const Backend& Cpu() {
   return backend;
 }
 
+absl::Status VulkanStatus() {
+#ifdef UAII_HAVE_VULKAN
+  absl::Status why;
+  vulkan::DeviceBackends(&why);
+  return why;
+#else
+  return absl::UnimplementedError("this build has no Vulkan backend (configure with -DUAII_VULKAN=ON; Debian: "
+                                  "libvulkan-dev glslc)");
+#endif
+}
+
 std::vector<const Backend*> Backends() {
   Registry& r = Reg();
   std::lock_guard<std::mutex> lock(r.mu);
   std::vector<const Backend*> all = {&Cpu()};
+#ifdef UAII_HAVE_VULKAN
+  for (const auto& b : vulkan::DeviceBackends()) all.push_back(b.get());
+#endif
   all.insert(all.end(), r.extra.begin(), r.extra.end());
   return all;
 }
@@ -46,6 +63,7 @@ absl::Status RegisterBackend(const Backend* b) {
 }
 
 absl::StatusOr<const Backend*> SelectBackend(std::string_view device) {
+  if (device == "cpu") return &Cpu();  // without listing the GPUs (a Vulkan instance per process)
   const std::vector<const Backend*> all = Backends();
   if (device == "auto") {
     for (const Backend* b : all) {
@@ -56,8 +74,14 @@ absl::StatusOr<const Backend*> SelectBackend(std::string_view device) {
   }
   std::string names = "auto";
   for (const Backend* b : all) {
-    if (b->device() == device) return b;
+    // A kind without its index names its first device ("vulkan" is "vulkan:0").
+    if (b->device() == device || b->device() == StrCat(device, ":0")) return b;
     names += StrCat(", ", b->device());
+  }
+  if (device.substr(0, 6) == "vulkan") {
+    const absl::Status why = VulkanStatus();
+    return absl::UnimplementedError(StrCat("unknown device '", device, "' (available: ", names, ")",
+                                           why.ok() ? "" : StrCat(": ", std::string(why.message()))));
   }
   // Unimplemented: the name may be a real device that this build or machine lacks.
   return absl::UnimplementedError(StrCat("unknown device '", device, "' (available: ", names, ")"));

@@ -28,4 +28,7 @@ absl::Status RegisterBackend(const Backend* b);
 
 absl::StatusOr<const Backend*> SelectBackend(std::string_view device);
 
+// Why no Vulkan device is listed (OK when some are): the build, the loader or the drivers.
+absl::Status VulkanStatus();
+
 }  // namespace uaii::backends

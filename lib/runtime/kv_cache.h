@@ -115,6 +115,8 @@ class KvCache {
   // Whether a query at `q` attends to a cell holding `pos` (>= 0) under the window.
   bool InWindow(int64_t q, int64_t pos) const { return window_ == 0 || pos < sinks_ || q - pos < window_; }
   uint64_t bytes() const;
+  // The backend's buffer holding every layer's K and V (a device backend binds it).
+  backends::DeviceBuffer* arena() const { return arena_.get(); }
 
  private:
   std::vector<KvLayerShape> layers_;

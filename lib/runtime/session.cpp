@@ -90,7 +90,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   impl->opts.max_context = ctx;
   impl->opts.prefill_chunk = impl->plan.prefill_chunk;
   impl->opts.threads = impl->plan.threads;
-  if (impl->plan.use_storage) {
+  // The storage engine streams host weights to the CPU's kernels; a device backend's
+  // program holds its own copy of the weights (uploaded at compile).
+  if (impl->plan.use_storage && impl->backend == &backends::Cpu()) {
     auto sw = runtime::StreamedWeights::Create(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights, impl->plan.inputs,
                                                impl->plan.storage, options.on_load_progress);
     if (!sw.ok()) return sw.status();

@@ -1,0 +1,13 @@
+// copy: y = x. Buffers: x, y. p: n.
+#version 450
+#include "common.glsl"
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) readonly buffer BX { float x[]; };
+layout(set = 0, binding = 1) writeonly buffer BY { float y[]; };
+
+void main() {
+  const uint i = Index();
+  if (i >= U(0)) return;
+  const float v = x[pc.o[0] + i];
+  y[pc.o[1] + i] = v;
+}
