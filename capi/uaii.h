@@ -169,7 +169,7 @@ typedef enum uaii_preset {
 typedef struct uaii_session_options {
   uint32_t struct_size;
   uint32_t preset;           /* uaii_preset; default UAII_PRESET_NONE */
-  const char* device;        /* "cpu" (default), "auto" (the first GPU backend reporting a real
+  const char* device;        /* "cpu" (default), "vulkan[:N]", "auto" (the first GPU backend reporting a real
                                 device, else the CPU) or a backend's device name */
   int32_t threads;           /* <= 0: physical cores (default 0) */
   uint32_t reserved;         /* 0 */

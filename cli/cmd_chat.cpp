@@ -45,7 +45,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]\n"
     "                 [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
-    "                 [--max-tokens N] [--max-context N] [--threads N]\n"
+    "                 [--max-tokens N] [--max-context N] [--threads N] [--device auto|cpu|vulkan[:N]]\n"
     "                 [--grammar FILE.gbnf | --json-schema FILE.json] (the reply follows the grammar)\n"
     "       uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]\n"
     "       uaii chat -p TEXT [--json] [options]\n"
@@ -273,7 +273,7 @@ int RunChat(int argc, char** argv) {
   std::vector<char*> av;
   for (auto& s : storage) av.push_back(s.data());
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
-                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--max-tokens", "--max-context",
+                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--device", "--max-tokens", "--max-context",
                                     "--threads", "--messages", "--tools", "--prompt", "--grammar", "--json-schema"},
                          .boolean = {"--think", "--no-think", "--json"}});
   auto usage = [](const std::string& why) {
@@ -338,6 +338,9 @@ int RunChat(int argc, char** argv) {
   load_bar.Done("");
   so.on_load_progress = nullptr;
   if (!gen.ok()) return fail(gen.status());
+  // Said once, where the user asked for a device: what "auto" fell back from.
+  if (args->has("--device") && !(*gen)->session().device_note().empty())
+    std::fprintf(stderr, "uaii chat: device: %s\n", (*gen)->session().device_note().c_str());
   const std::string template_path = args->get("--chat-template");
   auto engine = ChatEngine::Create(std::shared_ptr<Generator>(*std::move(gen)), template_path);
   if (!engine.ok()) return fail(engine.status());

@@ -33,7 +33,7 @@ constexpr char kUsage[] =
     "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
     "                     [--grammar FILE.gbnf | --json-schema FILE.json] (output follows the grammar)\n"
     "                     [--draft-model PATH [--n-draft N]] (speculative decoding: the same tokens, fewer passes)\n"
-    "                     [--chat] [--json]\n"
+    "                     [--device auto|cpu|vulkan[:N] (uaii devices lists them)] [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
 // Reads the sampling flags over greedy defaults; --temp > 0 turns on llama.cpp's
@@ -111,7 +111,7 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k", "--moe-prefetch", "--grammar", "--json-schema", "--draft-model",
+                                    "--moe-top-k", "--moe-prefetch", "--device", "--grammar", "--json-schema", "--draft-model",
                                     "--n-draft"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
@@ -186,6 +186,9 @@ int RunGenerate(int argc, char** argv) {
   load_bar.Done("");
   so.on_load_progress = nullptr;
   if (!gen.ok()) return fail(gen.status());
+  // Said once, where the user asked for a device: what "auto" fell back from.
+  if (args->has("--device") && !(*gen)->session().device_note().empty())
+    std::fprintf(stderr, "uaii generate: device: %s\n", (*gen)->session().device_note().c_str());
   GenerationRequest req;
   req.prompt = *std::move(prompt);
   req.max_tokens = max_tokens;

@@ -12,6 +12,7 @@ int RunPull(int argc, char** argv);
 int RunChat(int argc, char** argv);
 int RunCompile(int argc, char** argv);
 int RunServe(int argc, char** argv);
+int RunDevices(int argc, char** argv);
 
 // Each subcommand's usage (in its file): printed with a usage error, and on stdout with
 // exit code 0 for `uaii COMMAND --help` (main.cpp).
@@ -23,5 +24,6 @@ extern const char* const kPullUsage;
 extern const char* const kChatUsage;
 extern const char* const kCompileUsage;
 extern const char* const kServeUsage;
+extern const char* const kDevicesUsage;
 
 }  // namespace uaii::cli

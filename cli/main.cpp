@@ -26,6 +26,8 @@ constexpr Command kCommands[] = {
     {"pull", uaii::cli::RunPull, "download a Hugging Face model (or --dry-run: will it fit?)", &uaii::cli::kPullUsage},
     {"serve", uaii::cli::RunServe, "an OpenAI-compatible HTTP server with a dashboard (docs/serving.md)",
      &uaii::cli::kServeUsage},
+    {"devices", uaii::cli::RunDevices, "list the devices --device can name (CPU, Vulkan GPUs) and what auto picks",
+     &uaii::cli::kDevicesUsage},
     {"compile", uaii::cli::RunCompile, "write a model's graph as .uaii / .uaii.json; --plan prints the plan",
      &uaii::cli::kCompileUsage},
 };

@@ -37,6 +37,9 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
       return absl::InvalidArgumentError(StrCat("--moe-top-k takes a positive integer (experts per token), got \"", v, "\""));
     so->moe_top_k = k;
   }
+  // auto: the first real GPU, else the CPU (backends/registry.h); `uaii devices` lists them.
+  so->device = a.get("--device", "auto");
+  if (so->device.empty()) return absl::InvalidArgumentError("--device takes auto, cpu or vulkan[:N]");
   if (a.has("--moe-prefetch")) {
     const std::string v = a.get("--moe-prefetch");
     if (v != "on" && v != "off")

@@ -18,5 +18,10 @@ if [ -d "$MAIN_FIXTURES/tiny" ] && [ ! -e "$BUILD_DIR/fixtures" ]; then
 fi
 make_fixtures "$BUILD_DIR/fixtures" || exit 1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp
+# The Vulkan suite on lavapipe only: the loader otherwise opens every installed driver,
+# and the Intel one's driconf parsing deadlocks in the sanitizer's regexec interceptor.
+lvp_icd=$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json 2>/dev/null | head -1)
+export VK_ICD_FILENAMES=${lvp_icd:-/nonexistent}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$BUILD_DIR" -LE slow --output-on-failure -j"$(nproc)" "$@"

@@ -22,6 +22,9 @@ fi
 export UAII_FIXTURE_DIR="$FIXTURES"
 # exitcode 66: a report fails the test even when every assertion held.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
+# Only lavapipe, as in scripts/sanitize.sh (other drivers' driconf parsing hangs under sanitizers).
+lvp_icd=$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json 2>/dev/null | head -1)
+export VK_ICD_FILENAMES=${lvp_icd:-/nonexistent}
 rc=0
 for t in concurrency/uaii_concurrency_tests concurrency/uaii_capi_concurrency_tests; do
   echo "tsan: $t"

@@ -65,6 +65,10 @@ void Server::Impl::Load() {
       auto engine = ChatEngine::Create(std::shared_ptr<Generator>(*std::move(gen)), opt.chat_template_path);
       if (!engine.ok()) { status = engine.status(); break; }
       if (i == 0 && !(*engine)->template_note().empty()) Log((*engine)->template_note());
+      if (i == 0) {
+        Session& session = (*engine)->generator().session();
+        Log(session.device_note().empty() ? "device: " + session.device() : "device: " + session.device_note());
+      }
       engines.push_back(*std::move(engine));
     }
     if (status.ok() && engines.size() == static_cast<size_t>(opt.parallel)) {

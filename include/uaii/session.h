@@ -143,6 +143,11 @@ class Session {
   absl::Status DecodeInto(TokenId token, std::vector<float>* logits) { return EvalInto({&token, 1}, logits); }
 
   int64_t n_past() const;
+  // The device that runs this session ("cpu", "vulkan:0"): what SessionOptions::device resolved to.
+  std::string device() const;
+  // Why "auto" runs on the CPU, or on another device than the one it chose first (the
+  // GPU backend could not compile the model): "" when there is nothing to say.
+  const std::string& device_note() const;
   int64_t max_context() const;
   // Forgets positions >= n (0 clears everything).
   void Truncate(int64_t n);

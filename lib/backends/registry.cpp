@@ -87,4 +87,47 @@ absl::StatusOr<const Backend*> SelectBackend(std::string_view device) {
   return absl::UnimplementedError(StrCat("unknown device '", device, "' (available: ", names, ")"));
 }
 
+std::string AutoCpuReason() {
+  const absl::Status vk = VulkanStatus();
+  if (!vk.ok()) return StrCat("no GPU device (", std::string(vk.message()), ")");
+  std::string skipped;
+  for (const Backend* b : Backends()) {
+    const Capabilities c = b->capabilities();
+    if (c.gpu && !c.real_device) skipped += StrCat(skipped.empty() ? "" : ", ", b->device());
+  }
+  if (skipped.empty()) return "no GPU device";
+  return StrCat("no GPU device (", skipped, ": a CPU implementation, which auto skips; name it as the device to use it)");
+}
+
+std::vector<DeviceSummary> DescribeDevices() {
+  std::vector<DeviceSummary> out;
+  for (const Backend* b : Backends()) {
+    DeviceSummary d;
+    d.name = b->device();
+    const Capabilities c = b->capabilities();
+    d.gpu = c.gpu;
+    d.real_device = c.real_device;
+    d.type = b == &Cpu() ? "CPU" : c.gpu ? "GPU" : "emulation";
+    d.description = b->name();
+#ifdef UAII_HAVE_VULKAN
+    if (const auto* vk = dynamic_cast<const vulkan::VulkanBackend*>(b)) {
+      const vulkan::DeviceInfo& i = vk->info();
+      d.description = i.name;
+      d.type = i.cpu_implementation ? "CPU implementation" : i.type;
+      d.api_version = StrCat("Vulkan ", i.api_version);
+      d.driver = i.driver;
+      d.memory_bytes = i.device_local_bytes;
+      d.max_buffer_bytes = i.max_storage_buffer_range;
+      if (i.fp16_arithmetic) d.features.push_back("fp16");
+      if (i.storage_16bit) d.features.push_back("16-bit storage");
+      if (i.integer_dot) d.features.push_back("integer dot");
+      if (i.cooperative_matrix) d.features.push_back("cooperative matrix");
+      if (i.subgroup_size) d.features.push_back(StrCat("subgroup ", i.subgroup_size));
+    }
+#endif
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace uaii::backends

@@ -28,6 +28,19 @@ absl::Status RegisterBackend(const Backend* b);
 
 absl::StatusOr<const Backend*> SelectBackend(std::string_view device);
 
+// What each backend runs on, for `uaii devices` (include/uaii/devices.h).
+struct DeviceSummary {
+  std::string name, description, type, api_version, driver;
+  bool gpu = false, real_device = false;
+  uint64_t memory_bytes = 0, max_buffer_bytes = 0;
+  std::vector<std::string> features;
+};
+std::vector<DeviceSummary> DescribeDevices();
+
+// Why "auto" selects the CPU: "no GPU device (...)" naming what is missing, or the CPU
+// implementations it skipped.
+std::string AutoCpuReason();
+
 // Why no Vulkan device is listed (OK when some are): the build, the loader or the drivers.
 absl::Status VulkanStatus();
 

@@ -42,6 +42,7 @@ struct Session::Impl {
   SessionOptions opts;
   std::shared_ptr<ThreadPool> pool;  // its own, or ComputeThreads' (shared)
   const backends::Backend* backend = nullptr;       // SessionOptions::device
+  std::string device_note;                          // Session::device_note()
   std::unique_ptr<backends::Program> own_program;   // compiled for a backend other than the CPU
   const backends::Program* program = nullptr;       // the model's CPU program, or own_program
   std::unique_ptr<backends::Workspace> workspace;   // the program's memory for this session's runs
@@ -74,14 +75,23 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   auto backend = backends::SelectBackend(options.device);
   if (!backend.ok()) return backend.status();
   impl->backend = *backend;
-  if (impl->backend == &backends::Cpu()) {
-    impl->program = ModelInternals::Of(*model).program.get();
-  } else {
+  if (impl->backend != &backends::Cpu()) {
     auto program = impl->backend->Compile(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights);
-    if (!program.ok()) return program.status();
-    impl->own_program = std::move(*program);
-    impl->program = impl->own_program.get();
+    if (program.ok()) {
+      impl->own_program = std::move(*program);
+      impl->program = impl->own_program.get();
+    } else if (options.device == "auto") {
+      // "auto" runs what it can: the model on the CPU, saying why.
+      impl->device_note = StrCat(impl->backend->device(), " cannot run this model (",
+                                 std::string(program.status().message()), "); running on the CPU");
+      impl->backend = &backends::Cpu();
+    } else {
+      return program.status();
+    }
+  } else if (options.device == "auto") {
+    impl->device_note = StrCat(backends::AutoCpuReason(), "; running on the CPU");
   }
+  if (impl->backend == &backends::Cpu()) impl->program = ModelInternals::Of(*model).program.get();
   // The preset, KV window and storage plan (runtime/session_plan.h): the plan is what runs.
   auto plan = runtime::PlanSession(*model, impl->opts);
   if (!plan.ok()) return plan.status();
@@ -134,6 +144,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
 }
 
 int64_t Session::n_past() const { return impl_->n_past; }
+std::string Session::device() const { return impl_->backend->device(); }
+const std::string& Session::device_note() const { return impl_->device_note; }
 int64_t Session::max_context() const { return impl_->opts.max_context; }
 const Model& Session::model() const { return *impl_->model; }
 

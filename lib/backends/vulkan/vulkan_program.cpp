@@ -1,7 +1,11 @@
 #include "backends/vulkan/vulkan_program.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <cstring>
 #include <map>
 #include <set>
@@ -32,6 +36,25 @@ uint64_t Padded(uint64_t bytes) { return (bytes + planner::kBufferAlign - 1) / p
 uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 constexpr int64_t kMaxHeadDim = 512;  // shaders/attention.comp's kMaxDim
+
+// UAII_VULKAN_PROFILE's totals: seconds per op type, decode (T = 1) and prefill apart.
+class OpProfile {
+ public:
+  static void Add(const std::string& type, int64_t T, std::chrono::steady_clock::duration d) {
+    static OpProfile p;
+    std::lock_guard<std::mutex> lk(p.mu_);
+    auto& e = p.totals_[StrCat(T == 1 ? "decode " : "prefill ", type)];
+    e.first += std::chrono::duration<double>(d).count();
+    ++e.second;
+  }
+  ~OpProfile() {
+    for (const auto& [k, v] : totals_) std::fprintf(stderr, "vulkan profile: %-24s %9.4f s in %lld runs\n", k.c_str(), v.first, static_cast<long long>(v.second));
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::pair<double, int64_t>> totals_;
+};
 
 }  // namespace
 
@@ -243,9 +266,18 @@ absl::Status VulkanProgram::Run(const int32_t* tokens, const int32_t* positions,
     for (int64_t c = 0; c < cache.n_cells(); ++c) meta[ws->at_cellpos + c] = cache.CellPos(c);
   }
   if (auto st = ws->recorder->Begin(); !st.ok()) return st;
+  // UAII_VULKAN_PROFILE: every op submitted and timed alone, the totals per op type
+  // printed at exit (slow: for finding the kernel that costs the time).
+  static const bool profile = std::getenv("UAII_VULKAN_PROFILE") != nullptr;
   for (const Step& s : steps_) {
     if (auto st = Record(*ws, s, T, R, cache, max_pos); !st.ok())
       return absl::Status(st.code(), StrCat("op '", s.op->name, "': ", std::string(st.message())));
+    if (profile) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (auto st = ws->recorder->SubmitAndWait(); !st.ok()) return st;
+      OpProfile::Add(s.op->type, T, std::chrono::steady_clock::now() - t0);
+      if (auto st = ws->recorder->Begin(); !st.ok()) return st;
+    }
   }
   const uint64_t logits_bytes = static_cast<uint64_t>(R) * out_cols_ * 4;
   if (logits_bytes > 0) ws->recorder->Copy(*ws->arena, ws->offset[logits_slot_], *ws->readback, 0, logits_bytes);
@@ -280,8 +312,10 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
   auto product = [&](const DeviceWeight& w, Range x, int64_t rows_x, Range out) -> absl::Status {
     for (const auto& c : w.chunks) {
       uint32_t gx, gy;
-      Grid(static_cast<uint64_t>(c.rows), 1, max_x, &gx, &gy);
-      if (auto st = rec.Dispatch("matmul_" + w.layout, {Range{c.buffer.get(), 0, 0}, x, out},
+      // A GPU: a group of 64 a row; a CPU implementation: an invocation a row (matmul_rows.comp).
+      const bool per_row = device_->info().cpu_implementation;
+      Grid(static_cast<uint64_t>(c.rows), per_row ? 64 : 1, max_x, &gx, &gy);
+      if (auto st = rec.Dispatch((per_row ? "matmul_rows_" : "matmul_") + w.layout, {Range{c.buffer.get(), 0, 0}, x, out},
                                  {U32(w.cols), U32(c.rows), U32(c.row_begin), U32(w.rows), U32(rows_x),
                                   static_cast<uint32_t>(w.row_words)},
                                  gx, gy, static_cast<uint32_t>(rows_x));

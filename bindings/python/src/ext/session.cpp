@@ -197,7 +197,7 @@ The C ABI's uaii_session_options (the C++ API's SessionOptions): preset: None /
 "none" (everything resident, the default), "laptop", "desktop", "server", "phone".
 ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV cache window in tokens
 (None: the preset's, 0: unbounded up to max_context). threads: None uses the physical
-cores. device: "cpu" or "auto". max_context: None: 4096 or the model's
+cores. device: "cpu", "auto" (the first real GPU, else the CPU) or "vulkan[:N]" (uaii devices lists them). max_context: None: 4096 or the model's
 training context when smaller (more raises ValueError). moe_top_k: experts per token of a mixture-of-
 experts model (None: the file's; fewer is an approximation). moe_prefetch: read ahead
 the next layer's experts under a budget. learn_calibration: True folds what each generate / chat call

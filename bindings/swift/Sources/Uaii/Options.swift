@@ -8,7 +8,7 @@ public struct SessionOptions: Sendable {
   /// Memory presets (docs/storage.md).
   public enum Preset: UInt32, Sendable { case none = 0, laptop = 1, desktop = 2, server = 3, phone = 4 }
 
-  /// "cpu" (default) or "auto".
+  /// "cpu" (default), "auto" (the first real GPU, else the CPU) or "vulkan[:N]".
   public var device: String = "cpu"
   /// <= 0: physical cores.
   public var threads: Int = 0

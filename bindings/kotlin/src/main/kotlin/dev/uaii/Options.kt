@@ -4,7 +4,7 @@ package dev.uaii
 
 /** How a session runs: the C ABI's uaii_session_options (docs/c_api.md, "Session options"). */
 data class SessionOptions @JvmOverloads constructor(
-  /** "cpu" (default) or "auto". */
+  /** "cpu" (default), "auto" (the first real GPU, else the CPU) or "vulkan[:N]". */
   val device: String = "cpu",
   /** <= 0: physical cores. */
   val threads: Int = 0,

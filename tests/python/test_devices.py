@@ -1,0 +1,72 @@
+"""Device selection end to end: `uaii devices`, `--device` on the CLI, and the Python
+SDK's device field, on whatever Vulkan device the machine has (CI: lavapipe)."""
+import json
+
+import pytest
+
+from conftest import run_uaii
+
+
+def _devices(uaii_bin):
+    return json.loads(run_uaii(uaii_bin, "devices", "--json").stdout)
+
+
+def _vulkan(uaii_bin):
+    names = [d["name"] for d in _devices(uaii_bin)["devices"] if d["name"].startswith("vulkan")]
+    if not names:
+        pytest.skip("no Vulkan device (uaii devices lists none)")
+    return names[0]
+
+
+def test_devices_lists_the_cpu_first_and_what_auto_picks(uaii_bin):
+    doc = _devices(uaii_bin)
+    assert doc["devices"][0]["name"] == "cpu" and doc["devices"][0]["memory_bytes"] > 0
+    auto = [d for d in doc["devices"] if d["counts_for_auto"]]
+    assert doc["auto"] == (auto[0]["name"] if auto else "cpu")
+    if doc["auto"] == "cpu":
+        assert doc["note"].startswith("no GPU device")
+    text = run_uaii(uaii_bin, "devices").stdout
+    assert text.startswith("cpu") and f"auto: {doc['auto']}" in text
+
+
+def test_generate_on_vulkan_matches_the_cpu_on_an_f32_model(uaii_bin, fixtures_dir):
+    dev = _vulkan(uaii_bin)
+    model = fixtures_dir / "tiny" / "tiny-llama-f32.gguf"
+    args = ["generate", "--model", model, "-p", "tok5 tok6 tok7", "--max-tokens", "8", "--json"]
+    cpu = json.loads(run_uaii(uaii_bin, *args, "--device", "cpu").stdout)
+    gpu = json.loads(run_uaii(uaii_bin, *args, "--device", dev).stdout)
+    assert gpu["tokens"] == cpu["tokens"]
+
+
+def test_device_auto_says_once_where_it_runs(uaii_bin, fixtures_dir):
+    doc = _devices(uaii_bin)
+    model = fixtures_dir / "tiny" / "tiny-llama-q8_0.gguf"
+    p = run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5", "--max-tokens", "2", "--device", "auto")
+    notes = [line for line in p.stderr.splitlines() if "device:" in line]
+    if doc["auto"] == "cpu":
+        assert len(notes) == 1 and "running on the CPU" in notes[0]
+    else:
+        assert notes == []
+    quiet = run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5", "--max-tokens", "2")
+    assert "device:" not in quiet.stderr  # the default (auto) does not repeat it
+
+
+def test_an_unknown_device_is_a_clear_error(uaii_bin, fixtures_dir):
+    model = fixtures_dir / "tiny" / "tiny-llama-q8_0.gguf"
+    p = run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5", "--device", "vulkan:42", check=False)
+    assert p.returncode == 1
+    assert "unknown device 'vulkan:42'" in p.stderr and "available: auto, cpu" in p.stderr
+
+
+def test_python_sdk_runs_a_session_on_vulkan(uaii_bin, fixtures_dir):
+    dev = _vulkan(uaii_bin)
+    import uaii
+    with uaii.Model(fixtures_dir / "tiny" / "tiny-llama-f32.gguf") as m:
+        ids = m.tokenizer.encode("tok5 tok6 tok7")
+        with uaii.Session(m, device="cpu", max_context=64) as s:
+            cpu = s.eval(ids, all_logits=True)
+        with uaii.Session(m, device=dev, max_context=64) as s:
+            gpu = s.eval(ids, all_logits=True)
+        assert len(cpu) == len(gpu)
+        scale = max(abs(x) for x in cpu)
+        assert max(abs(a - b) for a, b in zip(cpu, gpu)) <= 2e-3 * scale
