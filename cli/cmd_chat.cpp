@@ -45,7 +45,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: uaii chat [--model PATH] [--chat-template FILE] [--system TEXT] [--think | --no-think]\n"
     "                 [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
-    "                 [--max-tokens N] [--max-context N] [--threads N] [--device auto|cpu|vulkan[:N]]\n"
+    "                 [--max-tokens N] [--max-context N] [--threads N] [--device auto|cpu|vulkan[:N]] [--vram-gb N]\n"
     "                 [--grammar FILE.gbnf | --json-schema FILE.json] (the reply follows the grammar)\n"
     "       uaii chat --messages FILE.json [--tools FILE.json] [--json] [options]\n"
     "       uaii chat -p TEXT [--json] [options]\n"
@@ -273,7 +273,7 @@ int RunChat(int argc, char** argv) {
   std::vector<char*> av;
   for (auto& s : storage) av.push_back(s.data());
   auto args = ParseArgs(static_cast<int>(av.size()), av.data(),
-                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--device", "--max-tokens", "--max-context",
+                        {.valued = {"--model", "--chat-template", "--system", "--preset", "--ram-gb", "--kv-window", "--moe-top-k", "--moe-prefetch", "--device", "--vram-gb", "--max-tokens", "--max-context",
                                     "--threads", "--messages", "--tools", "--prompt", "--grammar", "--json-schema"},
                          .boolean = {"--think", "--no-think", "--json"}});
   auto usage = [](const std::string& why) {
@@ -361,7 +361,7 @@ int RunChat(int argc, char** argv) {
   DecodeTimings decode;
   auto learn = [&] {
     const StorageStats st = (*engine)->generator().session().storage_stats();
-    if (const std::string note = RecordRunObservation(*path, **model, so, st, decode); !note.empty())
+    if (const std::string note = RecordRunObservation(*path, **model, so, st, decode, (*engine)->generator().session().device()); !note.empty())
       std::fprintf(stderr, "uaii chat: %s\n", note.c_str());
   };
   if (!scripted) {

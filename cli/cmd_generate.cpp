@@ -33,7 +33,7 @@ constexpr char kUsage[] =
     "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
     "                     [--grammar FILE.gbnf | --json-schema FILE.json] (output follows the grammar)\n"
     "                     [--draft-model PATH [--n-draft N]] (speculative decoding: the same tokens, fewer passes)\n"
-    "                     [--device auto|cpu|vulkan[:N] (uaii devices lists them)] [--chat] [--json]\n"
+    "                     [--device auto|cpu|vulkan[:N] (uaii devices lists them)] [--vram-gb N] [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
 // Reads the sampling flags over greedy defaults; --temp > 0 turns on llama.cpp's
@@ -61,7 +61,8 @@ absl::StatusOr<sampling::SamplingParams> SamplingFromArgs(const Args& a) {
   return p;
 }
 
-void PrintJson(const GenerationResult& r, const StorageStats& storage, double decode_io_wait_seconds) {
+void PrintJson(const GenerationResult& r, const StorageStats& storage, const DeviceStats& device,
+               double decode_io_wait_seconds) {
   JsonWriter w(0);
   w.BeginObject();
   w.Key("text").String(r.text);
@@ -83,6 +84,12 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, double de
   w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
   WriteStorageMemory(w, storage);
   w.Key("decode_io_wait_seconds").Double(decode_io_wait_seconds);
+  w.EndObject();
+  w.Key("device").BeginObject().Key("name").String(device.device);
+  if (device.device != "cpu") {
+    w.Key("budget_bytes").Uint(device.budget_bytes).Key("resident_bytes").Uint(device.resident_bytes);
+    w.Key("host_bytes").Uint(device.host_bytes).Key("requantized_weights").Int(device.requantized_weights);
+  }
   w.EndObject();
   w.Key("stop_reason").String(StopReasonName(r.stop));
   w.EndObject();
@@ -111,7 +118,7 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k", "--moe-prefetch", "--device", "--grammar", "--json-schema", "--draft-model",
+                                    "--moe-top-k", "--moe-prefetch", "--device", "--vram-gb", "--grammar", "--json-schema", "--draft-model",
                                     "--n-draft"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
@@ -205,7 +212,7 @@ int RunGenerate(int argc, char** argv) {
   if (!result.ok()) return fail(result.status());
   const StorageStats final_stats = (*gen)->session().storage_stats();
   if (json) {
-    PrintJson(*result, final_stats, result->decode_io_wait_seconds);
+    PrintJson(*result, final_stats, (*gen)->session().device_stats(), result->decode_io_wait_seconds);
   } else {
     std::printf("\n");
     std::fflush(stdout);
@@ -224,7 +231,7 @@ int RunGenerate(int argc, char** argv) {
   DecodeTimings decode;
   // A speculative run's decode seconds are the draft's and the batches' too: not a step's.
   if (result->draft_tokens == 0) decode.Add(result->decode_steps, result->decode_seconds, result->decode_io_wait_seconds);
-  if (const std::string note = RecordRunObservation(*path, **model, so, final_stats, decode); !note.empty())
+  if (const std::string note = RecordRunObservation(*path, **model, so, final_stats, decode, (*gen)->session().device()); !note.empty())
     std::fprintf(stderr, "uaii generate: %s\n", note.c_str());
   if (const StorageStats st = (*gen)->session().storage_stats(); st.bytes_read > 0)
     std::fprintf(stderr, "uaii generate: storage: budget %.1f MiB, streamed %.1f MiB from disk, I/O wait %.2f s, "

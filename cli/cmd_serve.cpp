@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "                  [--no-batch (the slots' steps run one pass each, not batched)]\n"
     "                  [--max-context N (per slot)]\n"
     "                  [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
-    "                  [--moe-top-k K] [--moe-prefetch on|off] [--device auto|cpu|vulkan[:N]]\n"
+    "                  [--moe-top-k K] [--moe-prefetch on|off] [--device auto|cpu|vulkan[:N]] [--vram-gb N]\n"
     "                  [--max-queue N] [--max-tokens N] [--max-messages N] [--max-body-mb N] [--timeout SECONDS]\n"
     "  routes: POST /v1/chat/completions, /v1/completions, /tokenize, /detokenize;\n"
     "          GET /v1/models, /health, /metrics (Prometheus), / (dashboard)\n";
@@ -43,7 +43,7 @@ int RunServe(int argc, char** argv) {
   auto args = ParseArgs(argc, argv,
                         {.valued = {"--model", "--host", "--port", "--parallel", "--api-key", "--chat-template", "--threads", "--threads-per-slot",
                                     "--max-context", "--preset", "--ram-gb", "--kv-window", "--moe-top-k",
-                                    "--moe-prefetch", "--device", "--max-queue", "--max-tokens", "--max-messages", "--max-body-mb",
+                                    "--moe-prefetch", "--device", "--vram-gb", "--max-queue", "--max-tokens", "--max-messages", "--max-body-mb",
                                     "--timeout"},
                          .boolean = {"--no-batch"}});
   auto usage = [](const std::string& why) {

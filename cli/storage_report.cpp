@@ -40,6 +40,14 @@ absl::Status MemoryOptionsFromArgs(const Args& a, SessionOptions* so) {
   // auto: the first real GPU, else the CPU (backends/registry.h); `uaii devices` lists them.
   so->device = a.get("--device", "auto");
   if (so->device.empty()) return absl::InvalidArgumentError("--device takes auto, cpu or vulkan[:N]");
+  if (a.has("--vram-gb")) {  // the GPU's memory for the weights; the rest stays in host memory
+    const std::string v = a.get("--vram-gb");
+    char* end = nullptr;
+    const double gb = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(gb > 0) || gb > 1e6)
+      return absl::InvalidArgumentError(StrCat("--vram-gb takes a positive number of GiB, got \"", v, "\""));
+    so->device_memory_bytes = static_cast<uint64_t>(gb * double(uint64_t{1} << 30));
+  }
   if (a.has("--moe-prefetch")) {
     const std::string v = a.get("--moe-prefetch");
     if (v != "on" && v != "off")
@@ -101,7 +109,9 @@ void WriteStorageMemory(JsonWriter& w, const StorageStats& s) {
 }
 
 std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
-                                 const StorageStats& st, const DecodeTimings& decode) {
+                                 const StorageStats& st, const DecodeTimings& decode, const std::string& device) {
+  // The figures are the CPU kernels' and the storage engine's: a GPU run teaches them nothing.
+  if (device != "cpu") return "";
   return LearnFromGeneration(CacheDir(), model_path, model, so, st, decode);
 }
 

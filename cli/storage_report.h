@@ -27,7 +27,8 @@ int PrintDryRun(const std::string& command, const Model& model, const SessionOpt
 // calibration cache in CacheDir() (uaii/calibration.h). Never fails the run:
 // returns a note for stderr when the cache could not be written, "" otherwise.
 std::string RecordRunObservation(const std::string& model_path, const Model& model, const SessionOptions& so,
-                                 const StorageStats& st, const DecodeTimings& decode);
+                                 const StorageStats& st, const DecodeTimings& decode,
+                                 const std::string& device);
 
 // The storage keys of --json's `memory` object (after peak_rss_bytes); `expert_cache`
 // only with an expert LRU.

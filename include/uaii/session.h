@@ -77,6 +77,10 @@ struct SessionOptions {
   int64_t max_context = 0;     // KV cache positions (0: min(kDefaultMaxContext, the model's maximum))
   int64_t prefill_chunk = 512; // tokens per forward pass during prefill
   std::string device = "cpu";  // "cpu", "auto" (the first GPU backend reporting a real device, else the CPU) or a backend's device name
+  // A GPU's memory for the weights, a budget like ram_budget_bytes (0: 90% of the
+  // device's largest memory heap): weights beyond it stay in host memory the device
+  // reads across the bus — slower, never a failure (docs/backends.md).
+  uint64_t device_memory_bytes = 0;
   // Memory (ARCHITECTURE.md, "Memory presets"; docs/storage.md). The library applies
   // no preset unless asked; the CLI defaults to "laptop".
   Preset preset = Preset::kNone;
@@ -93,6 +97,15 @@ struct SessionOptions {
   // of opening a large model — with the bytes done of the total, after each weight. Never concurrently (calls are serialized), never
   // after Create returns. Empty: no calls. The CLI draws its load progress bar with it.
   std::function<void(uint64_t done_bytes, uint64_t total_bytes)> on_load_progress = nullptr;
+};
+
+// Where a GPU session's weights live (all zero on the CPU): docs/backends.md.
+struct DeviceStats {
+  std::string device;             // "cpu", "vulkan:0"
+  uint64_t budget_bytes = 0;      // the device memory the weights may take
+  uint64_t resident_bytes = 0;    // weights in device memory
+  uint64_t host_bytes = 0;        // weights in host memory the device reads over the bus
+  int requantized_weights = 0;    // weight types without a device kernel, requantized to Q8_0
 };
 
 // What the storage engine did so far (all zero without a budget).
@@ -153,6 +166,7 @@ class Session {
   void Truncate(int64_t n);
   const Model& model() const;
   StorageStats storage_stats() const;
+  DeviceStats device_stats() const;
 
  private:
   struct Impl;

@@ -110,6 +110,23 @@ class Program {
   }
 };
 
+// What a device backend's compile is told by the session.
+struct CompileOptions {
+  // The device memory the model's weights may take (0: the device's own default); the
+  // weights beyond it stay in host memory the device reads across the bus.
+  uint64_t device_memory_bytes = 0;
+};
+
+// Where a device backend puts a model's weights (DevicePlacement of the plan, the
+// dry run and the session's report). All zero for the CPU.
+struct DevicePlacement {
+  uint64_t budget_bytes = 0;          // the device memory the weights may take
+  uint64_t resident_bytes = 0;        // weights in device memory
+  uint64_t host_bytes = 0;            // weights in host memory, read by the device over the bus
+  int host_weights = 0;               // how many weights that is
+  int requantized_weights = 0;        // types without a device kernel, requantized at upload
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -122,6 +139,19 @@ class Backend {
   // Fails naming the first op SupportsOp rejects, or an input the backend cannot read.
   virtual absl::StatusOr<std::unique_ptr<Program>> Compile(const ir::Graph& g,
                                                            const runtime::WeightSet& weights) const = 0;
+  // A device backend's compile under `options`; this default ignores them.
+  virtual absl::StatusOr<std::unique_ptr<Program>> Compile(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                           const CompileOptions& options) const {
+    (void)options;
+    return Compile(g, weights);
+  }
+  // Where Compile(g, weights, options) would put the weights, without uploading any
+  // (the dry run). This default: nothing on a device.
+  virtual absl::StatusOr<DevicePlacement> PlanPlacement(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                        const CompileOptions& options) const {
+    (void)g, (void)weights, (void)options;
+    return DevicePlacement{};
+  }
 };
 
 }  // namespace uaii::backends

@@ -8,7 +8,9 @@
 #include <map>
 #include <vector>
 
+#include "backends/registry.h"
 #include "generation/run_observation.h"
+#include "runtime/model_impl.h"
 #include "runtime/session_plan.h"
 #include "storage/calibration.h"
 #include "storage/plan.h"
@@ -155,6 +157,18 @@ absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) 
                                        storage::RatesOf(*cal, true, storage::Spread::kHigh), true);
     out.note = cal->note;
   }
+  // A GPU device: where its weights go under the device budget (no upload).
+  std::string device_name = "cpu";
+  backends::DevicePlacement placed;
+  if (auto backend = backends::SelectBackend(so.device); backend.ok() && *backend != &backends::Cpu()) {
+    device_name = (*backend)->device();
+    backends::CompileOptions copts;
+    copts.device_memory_bytes = so.device_memory_bytes;
+    const auto& internals = ModelInternals::Of(model);
+    auto pl = (*backend)->PlanPlacement(internals.graph, *internals.weights, copts);
+    if (!pl.ok()) return pl.status();
+    placed = *pl;
+  }
   const FigureUse use = UseOf(*sp);
   const TensorType main_type = types.empty() ? TensorType::Q4_0 : types[0];
   int pinned_tensors = 0, streamed_tensors = 0;
@@ -275,6 +289,13 @@ absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) 
     w.Key("token_seconds_warm").Double(probe_pred.token_seconds_warm);
     w.EndObject();
     w.EndObject();
+    w.Key("device").BeginObject().Key("name").String(device_name);
+    if (device_name != "cpu") {
+      w.Key("budget_bytes").Uint(placed.budget_bytes).Key("resident_bytes").Uint(placed.resident_bytes);
+      w.Key("host_bytes").Uint(placed.host_bytes).Key("host_weights").Int(placed.host_weights);
+      w.Key("requantized_weights").Int(placed.requantized_weights);
+    }
+    w.EndObject();
     w.EndObject();
     out.json = w.str();
   }
@@ -294,6 +315,12 @@ absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) 
               sp->kv_window ? StrCat("window ", sp->kv_window, " + ", sp->kv_sinks, " sinks").c_str() : "unbounded",
               (long long)sp->max_context);
   Appendf(t, "activations:    %s\n", FormatBytes(p.activation_bytes).c_str());
+  if (device_name != "cpu")
+    Appendf(t, "device:         %s: %s of weights in its memory (budget %s), %s in %d weights in host memory "
+                "read across the bus%s\n",
+                device_name.c_str(), FormatBytes(placed.resident_bytes).c_str(), FormatBytes(placed.budget_bytes).c_str(),
+                FormatBytes(placed.host_bytes).c_str(), placed.host_weights,
+                placed.requantized_weights ? StrCat(", ", placed.requantized_weights, " requantized to Q8_0").c_str() : "");
   if (p.expert_bytes > 0) {
     Appendf(t, "experts:        %s in banks; %s, top-%lld of the file's %lld per token: %s read per token "
                 "when every expert misses",

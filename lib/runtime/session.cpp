@@ -43,6 +43,7 @@ struct Session::Impl {
   std::shared_ptr<ThreadPool> pool;  // its own, or ComputeThreads' (shared)
   const backends::Backend* backend = nullptr;       // SessionOptions::device
   std::string device_note;                          // Session::device_note()
+  backends::DevicePlacement placement;              // a device backend's weights (device_stats)
   std::unique_ptr<backends::Program> own_program;   // compiled for a backend other than the CPU
   const backends::Program* program = nullptr;       // the model's CPU program, or own_program
   std::unique_ptr<backends::Workspace> workspace;   // the program's memory for this session's runs
@@ -76,8 +77,13 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
   if (!backend.ok()) return backend.status();
   impl->backend = *backend;
   if (impl->backend != &backends::Cpu()) {
-    auto program = impl->backend->Compile(ModelInternals::Of(*model).graph, *ModelInternals::Of(*model).weights);
+    backends::CompileOptions copts;
+    copts.device_memory_bytes = options.device_memory_bytes;
+    const auto& internals = ModelInternals::Of(*model);
+    auto program = impl->backend->Compile(internals.graph, *internals.weights, copts);
     if (program.ok()) {
+      if (auto placed = impl->backend->PlanPlacement(internals.graph, *internals.weights, copts); placed.ok())
+        impl->placement = *placed;
       impl->own_program = std::move(*program);
       impl->program = impl->own_program.get();
     } else if (options.device == "auto") {
@@ -146,6 +152,16 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const M
 int64_t Session::n_past() const { return impl_->n_past; }
 std::string Session::device() const { return impl_->backend->device(); }
 const std::string& Session::device_note() const { return impl_->device_note; }
+
+DeviceStats Session::device_stats() const {
+  DeviceStats d;
+  d.device = impl_->backend->device();
+  d.budget_bytes = impl_->placement.budget_bytes;
+  d.resident_bytes = impl_->placement.resident_bytes;
+  d.host_bytes = impl_->placement.host_bytes;
+  d.requantized_weights = impl_->placement.requantized_weights;
+  return d;
+}
 int64_t Session::max_context() const { return impl_->opts.max_context; }
 const Model& Session::model() const { return *impl_->model; }
 

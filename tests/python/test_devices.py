@@ -70,3 +70,16 @@ def test_python_sdk_runs_a_session_on_vulkan(uaii_bin, fixtures_dir):
         assert len(cpu) == len(gpu)
         scale = max(abs(x) for x in cpu)
         assert max(abs(a - b) for a, b in zip(cpu, gpu)) <= 2e-3 * scale
+
+
+def test_dry_run_reports_the_device_placement_the_run_uses(uaii_bin, fixtures_dir):
+    dev = _vulkan(uaii_bin)
+    model = fixtures_dir / "tiny" / "tiny-llama-q4_0.gguf"
+    flags = ["--model", model, "--device", dev, "--vram-gb", "0.0004"]
+    dry = json.loads(run_uaii(uaii_bin, "generate", *flags, "--dry-run", "--json").stdout)["device"]
+    assert dry["name"] == dev and dry["host_bytes"] > 0 and dry["resident_bytes"] <= dry["budget_bytes"]
+    text = run_uaii(uaii_bin, "generate", *flags, "--dry-run").stdout
+    assert f"device:         {dev}:" in text and "host memory" in text
+    ran = json.loads(run_uaii(uaii_bin, "generate", *flags, "-p", "tok5", "--max-tokens", "2", "--json").stdout)
+    assert {k: ran["device"][k] for k in ("name", "budget_bytes", "resident_bytes", "host_bytes")} == \
+        {k: dry[k] for k in ("name", "budget_bytes", "resident_bytes", "host_bytes")}

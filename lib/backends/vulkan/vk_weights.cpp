@@ -64,7 +64,7 @@ absl::Status UploadRows(const std::shared_ptr<Device>& device, const runtime::Bo
     host.assign(static_cast<size_t>(n) * d->row_words, 0);
     for (int64_t r = 0; r < n; ++r)
       RepackRow(d->layout, w.type, w.data + (r0 + r) * w.row_bytes, d->cols, host.data() + r * d->row_words, &scratch);
-    auto buf = Buffer::Create(device, host.size() * 4, Buffer::Kind::kDevice);
+    auto buf = Buffer::Create(device, host.size() * 4, d->kind);
     if (!buf.ok()) return buf.status();
     if (auto st = (*buf)->Write(host.data(), host.size() * 4); !st.ok()) return st;
     d->chunks.push_back({*std::move(buf), r0, n});
@@ -78,11 +78,9 @@ bool HasMatrixKernel(TensorType type) {
   return type == TensorType::F32 || type == TensorType::F16 || type == TensorType::Q8_0 || type == TensorType::Q4_0;
 }
 
-absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadMatrix(const std::shared_ptr<Device>& device,
-                                                           const runtime::BoundWeight& w, uint64_t max_chunk_bytes) {
-  if (w.data == nullptr) return absl::FailedPreconditionError("the weight's bytes are not resident");
+// The device layout of a matrix weight: its type's kernels, else Q8_0 (or F32).
+absl::Status ChooseLayout(const runtime::BoundWeight& w, DeviceWeight* d) {
   if (w.shape.empty()) return absl::InvalidArgumentError("a matrix weight without a shape");
-  auto d = std::make_unique<DeviceWeight>();
   d->source = w.type;
   d->cols = w.shape.back();
   d->rows = 1;
@@ -94,7 +92,8 @@ absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadMatrix(const std::shared_ptr
     case TensorType::Q4_0: d->layout = "q4_0"; break;
     default: {
       std::vector<float> probe(static_cast<size_t>(d->cols));
-      if (auto st = DequantizeRow(w.type, w.data, d->cols, probe.data()); !st.ok()) return st;
+      if (w.data != nullptr)  // a type the CPU cannot read either fails here
+        if (auto st = DequantizeRow(w.type, w.data, d->cols, probe.data()); !st.ok()) return st;
       d->requantized = true;
       d->layout = d->cols % quant::kQK == 0 ? "q8_0" : "f32";
     }
@@ -103,12 +102,28 @@ absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadMatrix(const std::shared_ptr
   if (d->layout == "f16") d->row_words = static_cast<uint64_t>(d->cols + 1) / 2;
   if (d->layout == "q8_0") d->row_words = static_cast<uint64_t>(d->cols / quant::kQK) * 9;
   if (d->layout == "q4_0") d->row_words = static_cast<uint64_t>(d->cols / quant::kQK) * 5;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> MatrixDeviceBytes(const runtime::BoundWeight& w) {
+  DeviceWeight d;
+  if (auto st = ChooseLayout(w, &d); !st.ok()) return st;
+  return d.bytes();
+}
+
+absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadMatrix(const std::shared_ptr<Device>& device,
+                                                           const runtime::BoundWeight& w, uint64_t max_chunk_bytes,
+                                                           Buffer::Kind kind) {
+  if (w.data == nullptr) return absl::FailedPreconditionError("the weight's bytes are not resident");
+  auto d = std::make_unique<DeviceWeight>();
+  if (auto st = ChooseLayout(w, d.get()); !st.ok()) return st;
+  d->kind = kind;
   if (auto st = UploadRows(device, w, d.get(), max_chunk_bytes); !st.ok()) return st;
   return d;
 }
 
 absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadF32(const std::shared_ptr<Device>& device,
-                                                        const runtime::BoundWeight& w) {
+                                                        const runtime::BoundWeight& w, Buffer::Kind kind) {
   if (w.type != TensorType::F32) return absl::UnimplementedError("an element-wise weight must be F32");
   if (w.data == nullptr) return absl::FailedPreconditionError("the weight's bytes are not resident");
   auto d = std::make_unique<DeviceWeight>();
@@ -116,7 +131,8 @@ absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadF32(const std::shared_ptr<De
   d->rows = 1;
   d->cols = static_cast<int64_t>(w.bytes / 4);
   d->row_words = static_cast<uint64_t>(d->cols);
-  auto buf = Buffer::Create(device, w.bytes, Buffer::Kind::kDevice);
+  d->kind = kind;
+  auto buf = Buffer::Create(device, w.bytes, kind);
   if (!buf.ok()) return buf.status();
   if (auto st = (*buf)->Write(w.data, w.bytes); !st.ok()) return st;
   d->chunks.push_back({*std::move(buf), 0, 1});

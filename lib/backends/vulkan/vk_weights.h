@@ -30,6 +30,7 @@ struct DeviceWeight {
     int64_t row_begin = 0, rows = 0;
   };
   std::vector<Chunk> chunks;
+  Buffer::Kind kind = Buffer::Kind::kDevice;  // kHost: beyond the device budget, read across the bus
   uint64_t bytes() const { return static_cast<uint64_t>(rows) * row_words * 4; }
 };
 
@@ -37,10 +38,15 @@ struct DeviceWeight {
 bool HasMatrixKernel(TensorType type);
 
 // A matrix (matmul / embed weight; an expert bank's leading dimensions fold into rows).
+// kind kHost: in host memory the device reads across the bus (past the device budget).
 absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadMatrix(const std::shared_ptr<Device>& device,
-                                                           const runtime::BoundWeight& w, uint64_t max_chunk_bytes);
+                                                           const runtime::BoundWeight& w, uint64_t max_chunk_bytes,
+                                                           Buffer::Kind kind = Buffer::Kind::kDevice);
+// The bytes UploadMatrix would take on the device (its layout's), reading no weight data.
+absl::StatusOr<uint64_t> MatrixDeviceBytes(const runtime::BoundWeight& w);
 // An element-wise weight (norm weights, biases, RoPE factors): F32, one chunk.
 absl::StatusOr<std::unique_ptr<DeviceWeight>> UploadF32(const std::shared_ptr<Device>& device,
-                                                        const runtime::BoundWeight& w);
+                                                        const runtime::BoundWeight& w,
+                                                        Buffer::Kind kind = Buffer::Kind::kDevice);
 
 }  // namespace uaii::backends::vulkan

@@ -61,6 +61,16 @@ absl::StatusOr<std::unique_ptr<DeviceBuffer>> VulkanBackend::Allocate(uint64_t b
 
 absl::StatusOr<std::unique_ptr<Program>> VulkanBackend::Compile(const ir::Graph& g,
                                                                const runtime::WeightSet& weights) const {
+  return Compile(g, weights, CompileOptions{});
+}
+
+absl::StatusOr<DevicePlacement> VulkanBackend::PlanPlacement(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                             const CompileOptions& options) const {
+  return VulkanProgram::Place(info_, g, weights, options.device_memory_bytes);
+}
+
+absl::StatusOr<std::unique_ptr<Program>> VulkanBackend::Compile(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                               const CompileOptions& options) const {
   auto dev = Open();
   if (!dev.ok()) return dev.status();
   std::lock_guard<std::mutex> lk(mu_);  // one upload per model, even when sessions start at once
@@ -69,13 +79,13 @@ absl::StatusOr<std::unique_ptr<Program>> VulkanBackend::Compile(const ir::Graph&
       it = compiled_.erase(it);
       continue;
     }
-    if (it->graph == &g && it->weights == &weights) return std::unique_ptr<Program>(new SharedProgram(it->program.lock()));
+    if (it->graph == &g && it->weights == &weights && it->budget == options.device_memory_bytes) return std::unique_ptr<Program>(new SharedProgram(it->program.lock()));
     ++it;
   }
-  auto p = VulkanProgram::Create(*dev, g, weights);
+  auto p = VulkanProgram::Create(*dev, g, weights, uint64_t{1} << 30, options.device_memory_bytes);
   if (!p.ok()) return p.status();
   std::shared_ptr<VulkanProgram> shared = *std::move(p);
-  compiled_.push_back({&g, &weights, shared});
+  compiled_.push_back({&g, &weights, options.device_memory_bytes, shared});
   return std::unique_ptr<Program>(new SharedProgram(std::move(shared)));
 }
 

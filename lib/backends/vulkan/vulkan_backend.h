@@ -26,6 +26,10 @@ class VulkanBackend final : public Backend {
   absl::StatusOr<std::unique_ptr<DeviceBuffer>> Allocate(uint64_t bytes) const override;
   absl::StatusOr<std::unique_ptr<Program>> Compile(const ir::Graph& g,
                                                    const runtime::WeightSet& weights) const override;
+  absl::StatusOr<std::unique_ptr<Program>> Compile(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                   const CompileOptions& options) const override;
+  absl::StatusOr<DevicePlacement> PlanPlacement(const ir::Graph& g, const runtime::WeightSet& weights,
+                                                const CompileOptions& options) const override;
   const DeviceInfo& info() const { return info_; }
 
  private:
@@ -36,6 +40,7 @@ class VulkanBackend final : public Backend {
   struct Compiled {
     const ir::Graph* graph;
     const runtime::WeightSet* weights;
+    uint64_t budget;
     std::weak_ptr<VulkanProgram> program;
   };
   mutable std::vector<Compiled> compiled_;

@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_program.h"
 
+#include "backends/vulkan/vulkan_moe.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,7 +22,8 @@ namespace {
 const std::set<std::string>& Ops() {
   static const std::set<std::string> ops = {"embed", "rms_norm", "layer_norm", "matmul", "norm_linear", "add",
                                             "mul", "scale", "softcap", "silu", "gelu", "swiglu", "geglu",
-                                            "swiglu_fused", "reshape", "rope", "attention", "output_rows", "slice"};
+                                            "swiglu_fused", "reshape", "rope", "attention", "output_rows", "slice",
+                                            "moe_ffn"};
   return ops;
 }
 
@@ -71,6 +73,8 @@ class VulkanProgram::DeviceWorkspace final : public Workspace {
   std::unique_ptr<Buffer> arena, meta, readback;
   std::vector<uint64_t> offset;   // per slot, bytes into the arena
   std::vector<uint64_t> scratch;  // per step (norm_linear)
+  std::unique_ptr<Buffer> moe_scratch;  // moe_ffn's intermediates (vulkan_moe.h), grown as needed
+  int64_t moe_top_k = 0;                // the present pass's RunContext::moe_top_k
   std::unique_ptr<Recorder> recorder;
   // meta's layout for the present pass (ints): tokens, positions, rows, cells, each cell's position
   int64_t at_tokens = 0, at_positions = 0, at_rows = 0, at_cells = 0, at_cellpos = 0;
@@ -78,14 +82,94 @@ class VulkanProgram::DeviceWorkspace final : public Workspace {
 
 bool VulkanProgram::Supports(const std::string& op_type) { return Ops().count(op_type) > 0; }
 
+namespace {
+
+// Whether op input k is a matrix the kernels read in its device layout (else an
+// element-wise F32 weight).
+bool MatrixInput(const ir::Op& op, size_t k) {
+  return (op.type == "matmul" && k == 1) || (op.type == "embed" && k == 0) || (op.type == "norm_linear" && k >= 2) ||
+         (op.type == "moe_ffn" && k >= 1 && k != 5);
+}
+
+uint64_t Budget(const DeviceInfo& device, uint64_t asked) {
+  return asked > 0 ? asked : device.device_local_bytes / 10 * 9;
+}
+
+// Every weight the graph's ops read, once, in execution order, with its device bytes
+// and whether it is a matrix.
+struct WeightUse {
+  std::string name;
+  const runtime::BoundWeight* w;
+  bool matrix;
+  uint64_t bytes;
+};
+
+absl::StatusOr<std::vector<WeightUse>> WeightUses(const ir::Graph& g, const std::vector<size_t>& order,
+                                                  const runtime::WeightSet& weights) {
+  std::vector<WeightUse> uses;
+  std::set<std::string> seen;
+  for (size_t oi : order) {
+    const ir::Op& op = g.ops[oi];
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const std::string& name = op.inputs[k];
+      const auto* t = name.empty() ? nullptr : g.FindTensor(name);
+      if (!t || !t->weight || !seen.insert(name).second) continue;
+      const runtime::BoundWeight* w = weights.Find(name);
+      if (!w) return absl::FailedPreconditionError(StrCat("weight ", name, " is not bound"));
+      uint64_t bytes = w->bytes;
+      if (MatrixInput(op, k)) {
+        auto b = MatrixDeviceBytes(*w);
+        if (!b.ok()) return absl::Status(b.status().code(), StrCat("weight ", name, ": ", std::string(b.status().message())));
+        bytes = *b;
+      }
+      uses.push_back({name, w, MatrixInput(op, k), bytes});
+    }
+  }
+  return uses;
+}
+
+// Greedy in execution order: each weight in device memory while the budget lasts
+// (the first layers, then the rest across the bus).
+DevicePlacement PlaceUses(const std::vector<WeightUse>& uses, uint64_t budget, std::vector<bool>* on_host) {
+  DevicePlacement p;
+  p.budget_bytes = budget;
+  for (const WeightUse& u : uses) {
+    const bool host = p.resident_bytes + u.bytes > budget;
+    on_host->push_back(host);
+    (host ? p.host_bytes : p.resident_bytes) += u.bytes;
+    p.host_weights += host ? 1 : 0;
+    p.requantized_weights += u.matrix && !HasMatrixKernel(u.w->type) ? 1 : 0;
+  }
+  return p;
+}
+
+}  // namespace
+
+absl::StatusOr<DevicePlacement> VulkanProgram::Place(const DeviceInfo& device, const ir::Graph& g,
+                                                     const runtime::WeightSet& weights, uint64_t device_budget) {
+  auto order = ir::Validate(g);
+  if (!order.ok()) return order.status();
+  auto uses = WeightUses(g, *order, weights);
+  if (!uses.ok()) return uses.status();
+  std::vector<bool> on_host;
+  return PlaceUses(*uses, Budget(device, device_budget), &on_host);
+}
+
 VulkanProgram::~VulkanProgram() = default;
 
 absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared_ptr<Device> device,
                                                                      const ir::Graph& g,
                                                                      const runtime::WeightSet& weights,
-                                                                     uint64_t max_chunk_bytes) {
+                                                                     uint64_t max_chunk_bytes, uint64_t device_budget) {
   auto order = ir::Validate(g);
   if (!order.ok()) return order.status();
+  auto uses = WeightUses(g, *order, weights);
+  if (!uses.ok()) return uses.status();
+  std::vector<bool> on_host;
+  const DevicePlacement placement = PlaceUses(*uses, Budget(device->info(), device_budget), &on_host);
+  std::map<std::string, Buffer::Kind> kind_of;
+  for (size_t i = 0; i < uses->size(); ++i)
+    kind_of[(*uses)[i].name] = on_host[i] ? Buffer::Kind::kHost : Buffer::Kind::kDevice;
   std::unique_ptr<VulkanProgram> p(new VulkanProgram());
   p->device_ = device;
   auto kernels = Kernels::Get(device);
@@ -120,9 +204,8 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
       if (!t || !t->weight) continue;
       const runtime::BoundWeight* w = weights.Find(op.inputs[k]);
       if (!w) return absl::FailedPreconditionError(StrCat("weight ", op.inputs[k], " is not bound"));
-      const bool matrix = (op.type == "matmul" && k == 1) || (op.type == "embed" && k == 0) ||
-                          (op.type == "norm_linear" && k >= 2);
-      auto d = matrix ? UploadMatrix(device, *w, max_chunk_bytes) : UploadF32(device, *w);
+      const Buffer::Kind kind = kind_of[op.inputs[k]];
+      auto d = MatrixInput(op, k) ? UploadMatrix(device, *w, max_chunk_bytes, kind) : UploadF32(device, *w, kind);
       if (!d.ok())
         return absl::Status(d.status().code(), StrCat("op '", op.name, "': weight ", op.inputs[k], ": ",
                                                       std::string(d.status().message())));
@@ -131,11 +214,12 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
       p->weights_[sl] = *std::move(d);
     }
     for (size_t k = 0; k < s.in.size(); ++k) {
-      const bool weight_input = (op.type == "matmul" && k == 1) || (op.type == "embed" && k == 0) ||
-                                (op.type == "norm_linear" && k >= 2);
-      if (weight_input && s.in[k] >= 0 && !p->weights_[s.in[k]])
+      if (MatrixInput(op, k) && s.in[k] >= 0 && !p->weights_[s.in[k]])
         return absl::UnimplementedError(StrCat("op '", op.name, "': input ", op.inputs[k], " must be a weight"));
     }
+    if (op.type == "moe_ffn")
+      if (auto st = CheckMoe(op, MoeInputs(s.in, p->weights_)); !st.ok())
+        return absl::Status(st.code(), StrCat("op '", op.name, "': ", std::string(st.message())));
     if (op.type == "reshape" && p->weights_[s.in[0]])
       return absl::UnimplementedError(StrCat("op '", op.name, "' reshapes a weight"));
     if (op.type == "attention") {
@@ -156,6 +240,7 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
   }
   for (const auto& kl : p->kv_layers_)
     if (!kl.n_head_kv) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
+  p->placement_ = placement;
   return p;
 }
 
@@ -208,6 +293,15 @@ absl::Status VulkanProgram::Reserve(DeviceWorkspace& ws, int64_t T, int64_t R, i
     ws.scratch = std::move(scratch);
     ws.tokens = tokens;
     ws.rows = rows;
+  }
+  uint64_t moe_bytes = 0;
+  for (const Step& st : steps_)
+    if (st.op->type == "moe_ffn")
+      moe_bytes = std::max(moe_bytes, MoeScratchBytes(*st.op, MoeInputs(st.in, weights_), std::max(ws.tokens, ws.rows)));
+  if (moe_bytes > 0 && (!ws.moe_scratch || ws.moe_scratch->bytes() < moe_bytes)) {
+    auto b = Buffer::Create(device_, moe_bytes, Buffer::Kind::kDevice);
+    if (!b.ok()) return b.status();
+    ws.moe_scratch = *std::move(b);
   }
   const int64_t cells_cap = std::max(cells, ws.cells);
   const uint64_t meta_bytes = static_cast<uint64_t>(4 * ws.tokens + ws.rows + cells_cap) * 4;
@@ -265,6 +359,7 @@ absl::Status VulkanProgram::Run(const int32_t* tokens, const int32_t* positions,
     }
     for (int64_t c = 0; c < cache.n_cells(); ++c) meta[ws->at_cellpos + c] = cache.CellPos(c);
   }
+  ws->moe_top_k = ctx.moe_top_k;
   if (auto st = ws->recorder->Begin(); !st.ok()) return st;
   // UAII_VULKAN_PROFILE: every op submitted and timed alone, the totals per op type
   // printed at exit (slow: for finding the kernel that costs the time).
@@ -327,6 +422,9 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
   auto row_groups = [&](int64_t rows_n, uint32_t* gx, uint32_t* gy) { Grid(static_cast<uint64_t>(rows_n), 1, max_x, gx, gy); };
 
   if (type == "reshape") return absl::OkStatus();
+  if (type == "moe_ffn")
+    return RecordMoe(rec, device_->info(), op, MoeInputs(s.in, weights_), in(0), y, numel(s.in[0]) / cols_of(s.in[0]),
+                     ws.moe_top_k, *ws.moe_scratch);
   if (type == "embed") {
     const DeviceWeight& w = *weights_[s.in[0]];
     const bool by_position = s.in[1] == positions_slot_;

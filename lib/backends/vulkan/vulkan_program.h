@@ -23,9 +23,16 @@ class VulkanProgram final : public Program {
   // Ops the program runs (every other fails Create, naming the op).
   static bool Supports(const std::string& op_type);
   // max_chunk_bytes: the largest weight chunk (tests pass a small one to split rows).
+  // device_budget: the device memory the weights may take (0: 90% of the device's
+  // largest heap); the weights past it, in graph order, go to host memory.
   static absl::StatusOr<std::unique_ptr<VulkanProgram>> Create(std::shared_ptr<Device> device, const ir::Graph& g,
                                                                const runtime::WeightSet& weights,
-                                                               uint64_t max_chunk_bytes = uint64_t{1} << 30);
+                                                               uint64_t max_chunk_bytes = uint64_t{1} << 30,
+                                                               uint64_t device_budget = 0);
+  // Where Create would put the weights (no upload).
+  static absl::StatusOr<DevicePlacement> Place(const DeviceInfo& device, const ir::Graph& g,
+                                               const runtime::WeightSet& weights, uint64_t device_budget);
+  const DevicePlacement& placement() const { return placement_; }
   ~VulkanProgram() override;
 
   const std::vector<runtime::KvLayerShape>& kv_layers() const override { return kv_layers_; }
@@ -59,6 +66,7 @@ class VulkanProgram final : public Program {
   std::vector<runtime::KvLayerShape> kv_layers_;
   uint64_t weight_bytes_ = 0;
   int requantized_ = 0;
+  DevicePlacement placement_;
 };
 
 }  // namespace uaii::backends::vulkan
