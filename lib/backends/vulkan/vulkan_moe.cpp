@@ -119,7 +119,7 @@ absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
   auto region = [&](uint64_t at, int64_t floats) {
     return Range{&scratch, at, static_cast<uint64_t>(std::max<int64_t>(floats, 1)) * 4};
   };
-  const bool per_row = false && info.cpu_implementation;  // TEMP
+  const bool per_row = info.cpu_implementation;  // matmul_rows.comp's reasoning
   const uint32_t max_x = std::min<uint32_t>(info.max_workgroup_count[0], 65535);
   const int64_t max_z = std::max<int64_t>(1, std::min<uint32_t>(info.max_workgroup_count[2], 65535));
 
