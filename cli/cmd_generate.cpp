@@ -88,7 +88,8 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, const Dev
   w.Key("device").BeginObject().Key("name").String(device.device);
   if (device.device != "cpu") {
     w.Key("budget_bytes").Uint(device.budget_bytes).Key("resident_bytes").Uint(device.resident_bytes);
-    w.Key("host_bytes").Uint(device.host_bytes).Key("requantized_weights").Int(device.requantized_weights);
+    w.Key("host_bytes").Uint(device.host_bytes).Key("staging_bytes").Uint(device.staging_bytes);
+    w.Key("requantized_weights").Int(device.requantized_weights);
   }
   w.EndObject();
   w.Key("stop_reason").String(StopReasonName(r.stop));

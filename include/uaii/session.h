@@ -105,6 +105,7 @@ struct DeviceStats {
   uint64_t budget_bytes = 0;      // the device memory the weights may take
   uint64_t resident_bytes = 0;    // weights in device memory
   uint64_t host_bytes = 0;        // weights in host memory the device reads over the bus
+  uint64_t staging_bytes = 0;     // the device buffer they stream through per use (0: read in place)
   int requantized_weights = 0;    // weight types without a device kernel, requantized to Q8_0
 };
 

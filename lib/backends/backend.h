@@ -124,6 +124,10 @@ struct DevicePlacement {
   uint64_t resident_bytes = 0;        // weights in device memory
   uint64_t host_bytes = 0;            // weights in host memory, read by the device over the bus
   int host_weights = 0;               // how many weights that is
+  // The device buffer the host weights of products stream through, copied in just
+  // before each use (0: read in place across the bus: lookups and expert banks always,
+  // everything when a stage would not fit half the budget).
+  uint64_t staging_bytes = 0;
   int requantized_weights = 0;        // types without a device kernel, requantized at upload
 };
 

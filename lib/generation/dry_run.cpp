@@ -293,6 +293,7 @@ absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) 
     if (device_name != "cpu") {
       w.Key("budget_bytes").Uint(placed.budget_bytes).Key("resident_bytes").Uint(placed.resident_bytes);
       w.Key("host_bytes").Uint(placed.host_bytes).Key("host_weights").Int(placed.host_weights);
+      w.Key("staging_bytes").Uint(placed.staging_bytes);
       w.Key("requantized_weights").Int(placed.requantized_weights);
     }
     w.EndObject();
@@ -317,9 +318,13 @@ absl::StatusOr<DryRun> PlanDryRun(const Model& model, const SessionOptions& so) 
   Appendf(t, "activations:    %s\n", FormatBytes(p.activation_bytes).c_str());
   if (device_name != "cpu")
     Appendf(t, "device:         %s: %s of weights in its memory (budget %s), %s in %d weights in host memory "
-                "read across the bus%s\n",
+                "%s%s\n",
                 device_name.c_str(), FormatBytes(placed.resident_bytes).c_str(), FormatBytes(placed.budget_bytes).c_str(),
                 FormatBytes(placed.host_bytes).c_str(), placed.host_weights,
+                placed.staging_bytes
+                    ? StrCat("(products' weights streamed per use through a ", FormatBytes(placed.staging_bytes),
+                             " staging buffer, the rest read across the bus)").c_str()
+                    : "read across the bus",
                 placed.requantized_weights ? StrCat(", ", placed.requantized_weights, " requantized to Q8_0").c_str() : "");
   if (p.expert_bytes > 0) {
     Appendf(t, "experts:        %s in banks; %s, top-%lld of the file's %lld per token: %s read per token "

@@ -159,6 +159,7 @@ DeviceStats Session::device_stats() const {
   d.budget_bytes = impl_->placement.budget_bytes;
   d.resident_bytes = impl_->placement.resident_bytes;
   d.host_bytes = impl_->placement.host_bytes;
+  d.staging_bytes = impl_->placement.staging_bytes;
   d.requantized_weights = impl_->placement.requantized_weights;
   return d;
 }

@@ -114,9 +114,8 @@ std::vector<double> RowRelative(const std::vector<float>& a, const std::vector<f
 
 // The products' tolerance is the dense quantized fixtures' (vulkan_parity_test.cpp):
 // the device multiplies f32 activations by the weights where the CPU quantizes
-// activations to Q8_0 / Q8_K first (as ggml), a few percent on a random tiny model,
-// and the K-quant / Q5_0 banks are requantized to Q8_0 on the device (half a Q8_0
-// step per element). moe_ffn alone on identical inputs (the last case) routes every
+// activations to Q8_0 / Q8_K first (as ggml), a few percent on a random tiny model
+// (every bank's type, Q5_0 and the K-quants too, is read packed). moe_ffn alone on identical inputs (the last case) routes every
 // row as the CPU does and stays within it (measured 0.015 - 0.046).
 constexpr double kTolerance = 6e-2;
 // A whole model's moe_ffn inputs differ by that drift, and the fixtures' random

@@ -84,15 +84,17 @@ double WorstRelative(const std::vector<float>& a, const std::vector<float>& b, s
 
 // Tolerances per weight type, relative to the logits' magnitude. F32: float rounding
 // of a different summation order, the device's exp/sin/cos and online softmax
-// (~1e-4 measured). The device multiplies f32 activations by the weights where the
-// CPU quantizes activations to Q8_0 / Q8_K first (as ggml): a few percent on a random
-// tiny model. Requantized types (K-quants) add their half-step of Q8_0.
+// (~1e-4 measured). Every dtype of these fixtures has a device kernel that reads its
+// blocks packed; the device multiplies f32 activations by the weights where the CPU
+// quantizes activations to Q8_0 / Q8_K first (as ggml): a few percent on a random tiny
+// model (measured: BF16 0.0068, Q4_0/Q4_1 0.012, Q8_0 0.035, K-quants and Q5_x up to
+// 0.057 on llama-q3_k).
 double Tolerance(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
-  if (name.find("bf16") != std::string::npos) return 1e-1;  // BF16 is requantized to Q8_0 at upload
+  if (name.find("bf16") != std::string::npos) return 1.5e-2;
   if (name.find("f32") != std::string::npos) return 2e-3;
   if (name.find("f16") != std::string::npos) return 5e-3;
-  return 1e-1;  // quantized activations on the CPU; requantized K-quants (Q2_K measured 0.077)
+  return 8e-2;  // quantized activations on the CPU
 }
 
 }  // namespace
@@ -321,8 +323,10 @@ TEST_CASE("vulkan: the default model's greedy continuation follows the CPU's unt
 }
 
 TEST_CASE("vulkan: weights past the device budget stay in host memory and give the same logits", "[vulkan]") {
-  // A budget of a quarter of the weights: the first layers in device memory, the rest
-  // in host memory the device reads across the bus: the same kernels, the same bits.
+  // A budget of half the weights: the first layers in device memory, the rest in host
+  // memory, the products' weights streamed through a staging buffer (copied in before
+  // each use), the lookup table read in place. A budget of a kilobyte, which no stage
+  // fits: every weight read in place across the bus. The same kernels, the same bits.
   if (!HaveVulkan()) return;
   auto m = Model::Load(Fixtures("tiny/tiny-llama-q4_0.gguf"));
   REQUIRE(m.ok());
@@ -344,10 +348,21 @@ TEST_CASE("vulkan: weights past the device budget stay in host memory and give t
   const auto whole = run(0, &all);
   CHECK(all.host_bytes == 0);
   REQUIRE(all.resident_bytes > 0);
-  const auto split = run(all.resident_bytes / 4, &part);
-  CHECK(part.budget_bytes == all.resident_bytes / 4);
-  CHECK(part.resident_bytes <= part.budget_bytes);
+  CHECK(all.staging_bytes == 0);
+  const auto split = run(all.resident_bytes / 2, &part);
+  std::printf("vulkan budget %llu of %llu bytes: %llu resident, %llu in host memory, staging %llu\n",
+              (unsigned long long)part.budget_bytes, (unsigned long long)all.resident_bytes,
+              (unsigned long long)part.resident_bytes, (unsigned long long)part.host_bytes,
+              (unsigned long long)part.staging_bytes);
+  CHECK(part.budget_bytes == all.resident_bytes / 2);
+  CHECK(part.staging_bytes > 0);
+  CHECK(part.resident_bytes + part.staging_bytes <= part.budget_bytes);
   CHECK(part.host_bytes > 0);
   CHECK(part.resident_bytes + part.host_bytes == all.resident_bytes);
   CHECK(whole == split);
+  DeviceStats none;
+  const auto in_place = run(1024, &none);
+  CHECK(none.staging_bytes == 0);
+  CHECK(none.host_bytes >= all.resident_bytes - 1024);
+  CHECK(whole == in_place);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
 #include "kernels/matmul.h"
@@ -14,12 +15,30 @@ namespace {
 
 constexpr uint64_t kMaxChunk = uint64_t{1} << 30;
 
+const TensorTypeTraits& Traits(TensorType type) { return *FindTensorType(static_cast<uint32_t>(type)); }
+
+// A layout named after its type ("q4_k"): the kernels' suffix.
+std::string LayoutName(TensorType type) {
+  return absl::AsciiStrToLower(std::string(TensorTypeName(static_cast<uint32_t>(type))));
+}
+
+// The types whose kernels read the file's block bytes (quant.glsl's WTYPE_BYTES):
+// words a block takes padded to a word; 0 for the others.
+int64_t PaddedBlockWords(TensorType type) {
+  switch (type) {
+    case TensorType::Q4_1: case TensorType::Q5_0: case TensorType::Q5_1: case TensorType::Q2_K:
+    case TensorType::Q3_K: case TensorType::Q4_K: case TensorType::Q5_K: case TensorType::Q6_K:
+      return (Traits(type).type_size + 3) / 4;
+    default: return 0;
+  }
+}
+
 // One row of the file's bytes in the device layout (`words` long).
 void RepackRow(const std::string& layout, TensorType type, const uint8_t* src, int64_t cols, uint32_t* dst,
                std::vector<float>* scratch) {
   if (layout == "f32" && type == TensorType::F32) {
     std::memcpy(dst, src, cols * 4);
-  } else if (layout == "f16" && type == TensorType::F16) {
+  } else if ((layout == "f16" && type == TensorType::F16) || (layout == "bf16" && type == TensorType::BF16)) {
     std::memcpy(dst, src, cols * 2);
   } else if (layout == "q4_0" && type == TensorType::Q4_0) {
     const auto* b = reinterpret_cast<const quant::BlockQ4_0*>(src);
@@ -27,6 +46,11 @@ void RepackRow(const std::string& layout, TensorType type, const uint8_t* src, i
       dst[i * 5] = b[i].d;
       std::memcpy(dst + i * 5 + 1, b[i].qs, 16);
     }
+  } else if (const int64_t words = PaddedBlockWords(type); words > 0 && layout == LayoutName(type)) {
+    // The file's blocks as they are, each padded to whole words.
+    const int64_t block_bytes = Traits(type).type_size;
+    const int64_t n = cols / Traits(type).block_size;
+    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * words, src + i * block_bytes, block_bytes);
   } else {
     // Q8_0, from the file's own blocks or requantized from its dequantized row.
     const quant::BlockQ8_0* b = reinterpret_cast<const quant::BlockQ8_0*>(src);
@@ -52,7 +76,7 @@ void RepackRow(const std::string& layout, TensorType type, const uint8_t* src, i
 absl::Status UploadRows(const std::shared_ptr<Device>& device, const runtime::BoundWeight& w, DeviceWeight* d,
                         uint64_t max_chunk_bytes) {
   const uint64_t row_bytes = d->row_words * 4;
-  const uint64_t chunk_limit = std::min<uint64_t>({max_chunk_bytes, kMaxChunk, device->info().max_storage_buffer_range});
+  const uint64_t chunk_limit = ChunkLimit(device->info(), max_chunk_bytes);
   const int64_t per_chunk = static_cast<int64_t>(std::max<uint64_t>(1, chunk_limit / std::max<uint64_t>(row_bytes, 1)));
   if (row_bytes > chunk_limit)
     return absl::ResourceExhaustedError(StrCat("a row of ", row_bytes, " bytes exceeds the device's buffer range of ",
@@ -74,8 +98,19 @@ absl::Status UploadRows(const std::shared_ptr<Device>& device, const runtime::Bo
 
 }  // namespace
 
+uint64_t ChunkLimit(const DeviceInfo& device, uint64_t max_chunk_bytes) {
+  return std::min<uint64_t>({max_chunk_bytes, kMaxChunk, device.max_storage_buffer_range});
+}
+
+const Buffer& ChunkForKernel(const DeviceWeight& w, const DeviceWeight::Chunk& c, Recorder& rec, const Buffer* stage) {
+  if (!w.staged || stage == nullptr) return *c.buffer;
+  rec.Copy(*c.buffer, 0, *stage, 0, c.buffer->bytes());
+  return *stage;
+}
+
 bool HasMatrixKernel(TensorType type) {
-  return type == TensorType::F32 || type == TensorType::F16 || type == TensorType::Q8_0 || type == TensorType::Q4_0;
+  return type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16 ||
+         type == TensorType::Q8_0 || type == TensorType::Q4_0 || PaddedBlockWords(type) > 0;
 }
 
 // The device layout of a matrix weight: its type's kernels, else Q8_0 (or F32).
@@ -90,7 +125,12 @@ absl::Status ChooseLayout(const runtime::BoundWeight& w, DeviceWeight* d) {
     case TensorType::F16: d->layout = "f16"; break;
     case TensorType::Q8_0: d->layout = "q8_0"; break;
     case TensorType::Q4_0: d->layout = "q4_0"; break;
+    case TensorType::BF16: d->layout = "bf16"; break;
     default: {
+      if (PaddedBlockWords(w.type) > 0 && d->cols % Traits(w.type).block_size == 0) {
+        d->layout = LayoutName(w.type);
+        break;
+      }
       std::vector<float> probe(static_cast<size_t>(d->cols));
       if (w.data != nullptr)  // a type the CPU cannot read either fails here
         if (auto st = DequantizeRow(w.type, w.data, d->cols, probe.data()); !st.ok()) return st;
@@ -99,7 +139,9 @@ absl::Status ChooseLayout(const runtime::BoundWeight& w, DeviceWeight* d) {
     }
   }
   if (d->layout == "f32") d->row_words = static_cast<uint64_t>(d->cols);
-  if (d->layout == "f16") d->row_words = static_cast<uint64_t>(d->cols + 1) / 2;
+  if (d->layout == "f16" || d->layout == "bf16") d->row_words = static_cast<uint64_t>(d->cols + 1) / 2;
+  if (const int64_t words = PaddedBlockWords(w.type); words > 0 && !d->requantized)
+    d->row_words = static_cast<uint64_t>(d->cols / Traits(w.type).block_size * words);
   if (d->layout == "q8_0") d->row_words = static_cast<uint64_t>(d->cols / quant::kQK) * 9;
   if (d->layout == "q4_0") d->row_words = static_cast<uint64_t>(d->cols / quant::kQK) * 5;
   return absl::OkStatus();

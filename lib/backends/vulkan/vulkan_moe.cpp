@@ -108,7 +108,7 @@ uint64_t MoeScratchBytes(const ir::Op& op, const std::vector<const DeviceWeight*
 
 absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
                        const std::vector<const DeviceWeight*>& w, Range x, Range y, int64_t rows, int64_t top_k,
-                       const Buffer& scratch) {
+                       const Buffer& scratch, const Buffer* stage) {
   if (rows <= 0) return absl::OkStatus();
   const Dims d = DimsOf(w);
   const int64_t T = rows, k = ExpertsUsed(op, top_k);
@@ -133,7 +133,8 @@ absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
       for (const auto& c : m.chunks) {
         uint32_t gx, gy;
         Grid(static_cast<uint64_t>(c.rows), per_row ? 64 : 1, max_x, &gx, &gy);
-        if (auto st = rec.Dispatch((per_row ? "matmul_rows_" : "matmul_") + m.layout, {Range{c.buffer.get(), 0, 0}, xi, yo},
+        const Buffer& wb = ChunkForKernel(m, c, rec, stage);
+        if (auto st = rec.Dispatch((per_row ? "matmul_rows_" : "matmul_") + m.layout, {Range{&wb, 0, 0}, xi, yo},
                                    {U32(m.cols), U32(c.rows), U32(c.row_begin), U32(m.rows), U32(nt),
                                     static_cast<uint32_t>(m.row_words)},
                                    gx, gy, static_cast<uint32_t>(nt));

@@ -40,9 +40,11 @@ absl::Status CheckMoe(const ir::Op& op, const std::vector<const DeviceWeight*>& 
 uint64_t MoeScratchBytes(const ir::Op& op, const std::vector<const DeviceWeight*>& w, int64_t rows);
 
 // Records y [rows, E] = moe_ffn(x [rows, E]); top_k > 0 caps the experts per row
-// (RunContext::moe_top_k). `scratch` holds at least MoeScratchBytes(op, w, rows).
+// (RunContext::moe_top_k). `scratch` holds at least MoeScratchBytes(op, w, rows);
+// `stage` is the program's staging buffer (the router's and shared expert's staged
+// weights are copied into it before their products; the banks are read in place).
 absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
                        const std::vector<const DeviceWeight*>& w, Range x, Range y, int64_t rows, int64_t top_k,
-                       const Buffer& scratch);
+                       const Buffer& scratch, const Buffer* stage);
 
 }  // namespace uaii::backends::vulkan

@@ -74,6 +74,7 @@ class VulkanProgram::DeviceWorkspace final : public Workspace {
   std::vector<uint64_t> offset;   // per slot, bytes into the arena
   std::vector<uint64_t> scratch;  // per step (norm_linear)
   std::unique_ptr<Buffer> moe_scratch;  // moe_ffn's intermediates (vulkan_moe.h), grown as needed
+  std::unique_ptr<Buffer> stage;        // staged host weights' chunks, copied in before each use
   int64_t moe_top_k = 0;                // the present pass's RunContext::moe_top_k
   std::unique_ptr<Recorder> recorder;
   // meta's layout for the present pass (ints): tokens, positions, rows, cells, each cell's position
@@ -91,6 +92,15 @@ bool MatrixInput(const ir::Op& op, size_t k) {
          (op.type == "moe_ffn" && k >= 1 && k != 5);
 }
 
+// Whether op input k, a weight in host memory, streams to the device through the
+// staging buffer before each use: the products' weights, which a kernel reads whole
+// (and a prefill once per token row). Lookup tables and expert banks are read in place:
+// a pass touches only its tokens' rows and its routed experts.
+bool StagedInput(const ir::Op& op, size_t k) {
+  if (op.type == "moe_ffn") return k == 1 || k >= 6;  // the router and the shared expert
+  return op.type == "matmul" || op.type == "norm_linear";
+}
+
 uint64_t Budget(const DeviceInfo& device, uint64_t asked) {
   return asked > 0 ? asked : device.device_local_bytes / 10 * 9;
 }
@@ -101,6 +111,7 @@ struct WeightUse {
   std::string name;
   const runtime::BoundWeight* w;
   bool matrix;
+  bool stageable;  // StagedInput
   uint64_t bytes;
 };
 
@@ -122,17 +133,17 @@ absl::StatusOr<std::vector<WeightUse>> WeightUses(const ir::Graph& g, const std:
         if (!b.ok()) return absl::Status(b.status().code(), StrCat("weight ", name, ": ", std::string(b.status().message())));
         bytes = *b;
       }
-      uses.push_back({name, w, MatrixInput(op, k), bytes});
+      uses.push_back({name, w, MatrixInput(op, k), MatrixInput(op, k) && StagedInput(op, k), bytes});
     }
   }
   return uses;
 }
 
-// Greedy in execution order: each weight in device memory while the budget lasts
-// (the first layers, then the rest across the bus).
-DevicePlacement PlaceUses(const std::vector<WeightUse>& uses, uint64_t budget, std::vector<bool>* on_host) {
+// Greedy in execution order: each weight in device memory while `budget` lasts (the
+// first layers, then the rest in host memory).
+DevicePlacement Greedy(const std::vector<WeightUse>& uses, uint64_t budget, std::vector<bool>* on_host) {
   DevicePlacement p;
-  p.budget_bytes = budget;
+  on_host->clear();
   for (const WeightUse& u : uses) {
     const bool host = p.resident_bytes + u.bytes > budget;
     on_host->push_back(host);
@@ -140,6 +151,26 @@ DevicePlacement PlaceUses(const std::vector<WeightUse>& uses, uint64_t budget, s
     p.host_weights += host ? 1 : 0;
     p.requantized_weights += u.matrix && !HasMatrixKernel(u.w->type) ? 1 : 0;
   }
+  return p;
+}
+
+// The placement under `budget`: where weights spill to host memory, a staging buffer
+// as large as the largest stageable weight's chunk comes out of the budget first (a
+// conservative size, so it never changes with the placement); where that would take
+// more than half the budget, nothing is staged and host weights are read in place.
+DevicePlacement PlaceUses(const std::vector<WeightUse>& uses, uint64_t budget, uint64_t chunk_limit,
+                          std::vector<bool>* on_host) {
+  DevicePlacement p = Greedy(uses, budget, on_host);
+  if (p.host_weights > 0) {
+    uint64_t stage = 0;
+    for (const WeightUse& u : uses)
+      if (u.stageable) stage = std::max(stage, std::min(u.bytes, chunk_limit));
+    if (stage > 0 && stage <= budget / 2) {
+      p = Greedy(uses, budget - stage, on_host);
+      p.staging_bytes = stage;
+    }
+  }
+  p.budget_bytes = budget;
   return p;
 }
 
@@ -152,7 +183,7 @@ absl::StatusOr<DevicePlacement> VulkanProgram::Place(const DeviceInfo& device, c
   auto uses = WeightUses(g, *order, weights);
   if (!uses.ok()) return uses.status();
   std::vector<bool> on_host;
-  return PlaceUses(*uses, Budget(device, device_budget), &on_host);
+  return PlaceUses(*uses, Budget(device, device_budget), ChunkLimit(device, uint64_t{1} << 30), &on_host);
 }
 
 VulkanProgram::~VulkanProgram() = default;
@@ -166,10 +197,14 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
   auto uses = WeightUses(g, *order, weights);
   if (!uses.ok()) return uses.status();
   std::vector<bool> on_host;
-  const DevicePlacement placement = PlaceUses(*uses, Budget(device->info(), device_budget), &on_host);
+  const DevicePlacement placement =
+      PlaceUses(*uses, Budget(device->info(), device_budget), ChunkLimit(device->info(), max_chunk_bytes), &on_host);
   std::map<std::string, Buffer::Kind> kind_of;
-  for (size_t i = 0; i < uses->size(); ++i)
+  std::set<std::string> staged;
+  for (size_t i = 0; i < uses->size(); ++i) {
     kind_of[(*uses)[i].name] = on_host[i] ? Buffer::Kind::kHost : Buffer::Kind::kDevice;
+    if (on_host[i] && (*uses)[i].stageable && placement.staging_bytes > 0) staged.insert((*uses)[i].name);
+  }
   std::unique_ptr<VulkanProgram> p(new VulkanProgram());
   p->device_ = device;
   auto kernels = Kernels::Get(device);
@@ -209,6 +244,9 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
       if (!d.ok())
         return absl::Status(d.status().code(), StrCat("op '", op.name, "': weight ", op.inputs[k], ": ",
                                                       std::string(d.status().message())));
+      (*d)->staged = staged.count(op.inputs[k]) > 0;
+      if ((*d)->staged)
+        for (const auto& c : (*d)->chunks) p->stage_bytes_ = std::max(p->stage_bytes_, c.buffer->bytes());
       p->weight_bytes_ += (*d)->bytes();
       p->requantized_ += (*d)->requantized ? 1 : 0;
       p->weights_[sl] = *std::move(d);
@@ -302,6 +340,11 @@ absl::Status VulkanProgram::Reserve(DeviceWorkspace& ws, int64_t T, int64_t R, i
     auto b = Buffer::Create(device_, moe_bytes, Buffer::Kind::kDevice);
     if (!b.ok()) return b.status();
     ws.moe_scratch = *std::move(b);
+  }
+  if (stage_bytes_ > 0 && !ws.stage) {
+    auto b = Buffer::Create(device_, stage_bytes_, Buffer::Kind::kDevice);
+    if (!b.ok()) return b.status();
+    ws.stage = *std::move(b);
   }
   const int64_t cells_cap = std::max(cells, ws.cells);
   const uint64_t meta_bytes = static_cast<uint64_t>(4 * ws.tokens + ws.rows + cells_cap) * 4;
@@ -410,7 +453,8 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
       // A GPU: a group of 64 a row; a CPU implementation: an invocation a row (matmul_rows.comp).
       const bool per_row = device_->info().cpu_implementation;
       Grid(static_cast<uint64_t>(c.rows), per_row ? 64 : 1, max_x, &gx, &gy);
-      if (auto st = rec.Dispatch((per_row ? "matmul_rows_" : "matmul_") + w.layout, {Range{c.buffer.get(), 0, 0}, x, out},
+      const Buffer& wb = ChunkForKernel(w, c, rec, ws.stage.get());
+      if (auto st = rec.Dispatch((per_row ? "matmul_rows_" : "matmul_") + w.layout, {Range{&wb, 0, 0}, x, out},
                                  {U32(w.cols), U32(c.rows), U32(c.row_begin), U32(w.rows), U32(rows_x),
                                   static_cast<uint32_t>(w.row_words)},
                                  gx, gy, static_cast<uint32_t>(rows_x));
@@ -424,7 +468,7 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
   if (type == "reshape") return absl::OkStatus();
   if (type == "moe_ffn")
     return RecordMoe(rec, device_->info(), op, MoeInputs(s.in, weights_), in(0), y, numel(s.in[0]) / cols_of(s.in[0]),
-                     ws.moe_top_k, *ws.moe_scratch);
+                     ws.moe_top_k, *ws.moe_scratch, ws.stage.get());
   if (type == "embed") {
     const DeviceWeight& w = *weights_[s.in[0]];
     const bool by_position = s.in[1] == positions_slot_;

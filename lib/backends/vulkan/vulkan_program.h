@@ -66,6 +66,7 @@ class VulkanProgram final : public Program {
   std::vector<runtime::KvLayerShape> kv_layers_;
   uint64_t weight_bytes_ = 0;
   int requantized_ = 0;
+  uint64_t stage_bytes_ = 0;  // each workspace's staging buffer (its staged weights' largest chunk)
   DevicePlacement placement_;
 };
 
