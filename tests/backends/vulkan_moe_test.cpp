@@ -22,22 +22,13 @@
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
 #include "uaii/session.h"
+#include "vulkan_test_util.h"
 
 using namespace uaii;
+using namespace uaii::vulkan_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string Fixtures(const std::string& sub) { return std::string(UAII_FIXTURE_DIR) + "/" + sub; }
-
-bool HaveVulkan() {
-  auto d = backends::vulkan::ListDevices();
-  if (!d.ok()) {
-    std::printf("SKIP: no Vulkan device: %s\n", std::string(d.status().message()).c_str());
-    return false;
-  }
-  return true;
-}
 
 std::vector<std::string> MoeFixtures() {
   std::vector<std::string> paths;
@@ -66,50 +57,7 @@ std::vector<float> Logits(const std::shared_ptr<const Model>& m, const std::stri
   o.threads = 2;
   o.prefill_chunk = chunk;
   o.moe_top_k = moe_top_k;
-  auto s = Session::Create(m, o);
-  INFO(device << ": " << s.status().ToString());
-  REQUIRE(s.ok());
-  auto all = (*s)->Eval(prompt, /*all_logits=*/true);
-  INFO(all.status().ToString());
-  REQUIRE(all.ok());
-  std::vector<float> out = *all;
-  for (TokenId t : {TokenId{3}, TokenId{5}, TokenId{7}}) {
-    auto d = (*s)->Decode(t % static_cast<TokenId>(m->info().n_vocab));
-    INFO(d.status().ToString());
-    REQUIRE(d.ok());
-    out.insert(out.end(), d->begin(), d->end());
-  }
-  return out;
-}
-
-// The worst row's max |a - b| over the row's magnitude (vulkan_parity_test.cpp's).
-double WorstRelative(const std::vector<float>& a, const std::vector<float>& b, size_t V) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0;
-  for (size_t r = 0; r < a.size() / V; ++r) {
-    double mag = 0, diff = 0;
-    for (size_t i = r * V; i < (r + 1) * V; ++i) {
-      REQUIRE(std::isfinite(b[i]));
-      mag = std::max(mag, std::fabs(static_cast<double>(a[i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
-    }
-    worst = std::max(worst, diff / std::max(mag, 1e-3));
-  }
-  return worst;
-}
-
-// Per row: max |a - b| over the row's max |a| (WorstRelative's terms).
-std::vector<double> RowRelative(const std::vector<float>& a, const std::vector<float>& b, size_t V) {
-  std::vector<double> rel;
-  for (size_t r = 0; r < a.size() / V; ++r) {
-    double mag = 0, diff = 0;
-    for (size_t i = r * V; i < (r + 1) * V; ++i) {
-      mag = std::max(mag, std::fabs(static_cast<double>(a[i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
-    }
-    rel.push_back(diff / std::max(mag, 1e-3));
-  }
-  return rel;
+  return EvalThenDecode(m, o, prompt);
 }
 
 // The products' tolerance is the dense quantized fixtures' (vulkan_parity_test.cpp):

@@ -49,8 +49,10 @@
 #include "planner/fusion.h"
 #include "runtime/kv_cache.h"
 #include "runtime/weights.h"
+#include "vulkan_test_util.h"
 
 using namespace uaii;
+using uaii::vulkan_test::HaveVulkan;
 
 namespace {
 
@@ -122,15 +124,6 @@ constexpr double kAttention = 1e-6;
 // weights' type), the rest f32.
 
 // ---------------------------------------------------------------------------------
-
-bool HaveVulkan() {
-  auto d = bv::ListDevices();
-  if (!d.ok()) {
-    std::printf("SKIP: no Vulkan device: %s\n", std::string(d.status().message()).c_str());
-    return false;
-  }
-  return true;
-}
 
 std::shared_ptr<bv::Device> Device() {
   auto d = bv::Device::Open(0);

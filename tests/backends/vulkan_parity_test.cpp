@@ -19,22 +19,13 @@
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
 #include "uaii/session.h"
+#include "vulkan_test_util.h"
 
 using namespace uaii;
+using namespace uaii::vulkan_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string Fixtures(const std::string& sub) { return std::string(UAII_FIXTURE_DIR) + "/" + sub; }
-
-bool HaveVulkan() {
-  auto d = backends::vulkan::ListDevices();
-  if (!d.ok()) {
-    std::printf("SKIP: no Vulkan device: %s\n", std::string(d.status().message()).c_str());
-    return false;
-  }
-  return true;
-}
 
 std::vector<TokenId> Prompt(int64_t n_vocab) {
   std::vector<TokenId> p;
@@ -50,36 +41,7 @@ std::vector<float> Logits(const std::shared_ptr<const Model>& m, const std::stri
   o.max_context = 64;
   o.threads = 2;
   o.prefill_chunk = chunk;
-  auto s = Session::Create(m, o);
-  INFO(device << ": " << s.status().ToString());
-  REQUIRE(s.ok());
-  auto all = (*s)->Eval(prompt, /*all_logits=*/true);
-  INFO(all.status().ToString());
-  REQUIRE(all.ok());
-  std::vector<float> out = *all;
-  for (TokenId t : {TokenId{3}, TokenId{5}, TokenId{7}}) {
-    auto d = (*s)->Decode(t % static_cast<TokenId>(m->info().n_vocab));
-    INFO(d.status().ToString());
-    REQUIRE(d.ok());
-    out.insert(out.end(), d->begin(), d->end());
-  }
-  return out;
-}
-
-// The worst row's max |a - b| over the row's magnitude.
-double WorstRelative(const std::vector<float>& a, const std::vector<float>& b, size_t V) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0;
-  for (size_t r = 0; r < a.size() / V; ++r) {
-    double mag = 0, diff = 0;
-    for (size_t i = r * V; i < (r + 1) * V; ++i) {
-      REQUIRE(std::isfinite(b[i]));
-      mag = std::max(mag, std::fabs(static_cast<double>(a[i])));
-      diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
-    }
-    worst = std::max(worst, diff / std::max(mag, 1e-3));
-  }
-  return worst;
+  return EvalThenDecode(m, o, prompt);
 }
 
 // Tolerances per weight type, relative to the logits' magnitude. F32: float rounding
