@@ -45,6 +45,7 @@ struct uaii_session {
   // learn_calibration: the options the session was planned with, to re-plan and fit.
   bool learn_calibration = false;
   uaii::SessionOptions options;
+  std::string device;  // what options.device resolved to: uaii_device_stats.device points here
 };
 
 namespace {
@@ -91,6 +92,15 @@ bool ReadOptions(const T* given, T* out) {
   std::memcpy(out, given, std::min<size_t>(given->struct_size, sizeof(T)));
   out->struct_size = sizeof(T);
   return true;
+}
+
+// Hands a result struct to the caller: as much as its struct_size holds (0: all of it),
+// so a caller compiled against an older, smaller struct keeps working.
+template <typename T>
+void WriteResult(const T& r, T* out) {
+  const uint32_t size = out->struct_size == 0 ? sizeof(T) : out->struct_size;
+  std::memcpy(out, &r, std::min<size_t>(size, sizeof(T)));
+  out->struct_size = size;
 }
 
 uaii_status CopyOut(const std::string& s, char* buf, size_t cap, size_t* out_len) {
@@ -280,6 +290,7 @@ void uaii_session_options_init(uaii_session_options* o) {
   o->prefill_chunk = d.prefill_chunk;
   o->moe_top_k = d.moe_top_k;
   o->moe_prefetch = d.moe_prefetch ? 1 : 0;
+  o->device_memory_bytes = d.device_memory_bytes;
 }
 
 }  // extern "C"
@@ -317,6 +328,7 @@ uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::Sessio
   so->kv_window = o.kv_window;
   so->moe_top_k = o.moe_top_k;
   so->moe_prefetch = o.moe_prefetch != 0;
+  so->device_memory_bytes = o.device_memory_bytes;
   if (learn_calibration != nullptr) *learn_calibration = o.learn_calibration != 0;
   if (o.n_draft < 0 || o.n_draft > 64)
     return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("n_draft ", o.n_draft, " is outside 0..64"));
@@ -342,7 +354,9 @@ uaii_status uaii_session_create(const uaii_model* model, const uaii_session_opti
     if (uaii_status st = ReadSessionOptions(options, &so, &learn, &speculative); st != UAII_OK) return st;
     auto gen = uaii::Generator::Create(model->model, so, speculative);
     if (!gen.ok()) return FromStatus(gen.status());
-    *out_session = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr, learn, so};
+    auto* s = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr, learn, so, {}};
+    s->device = s->generator->session().device();
+    *out_session = s;
     return UAII_OK;
   })
 }
@@ -365,6 +379,23 @@ uaii_status uaii_session_reset(uaii_session* session) {
   UAII_CAPI_BODY({
     UAII_REQUIRE_ARG(session != nullptr, "session is NULL");
     session->generator->Reset();
+    return UAII_OK;
+  })
+}
+
+uaii_status uaii_session_device_stats(const uaii_session* session, uaii_device_stats* out_stats) {
+  UAII_CAPI_BODY({
+    UAII_REQUIRE_ARG(session != nullptr && out_stats != nullptr, "session or out_stats is NULL");
+    const uaii::DeviceStats d = session->generator->session().device_stats();
+    uaii_device_stats r{};
+    r.struct_size = sizeof(r);
+    r.device = session->device.c_str();
+    r.budget_bytes = d.budget_bytes;
+    r.resident_bytes = d.resident_bytes;
+    r.host_bytes = d.host_bytes;
+    r.staging_bytes = d.staging_bytes;
+    r.requantized_weights = d.requantized_weights;
+    WriteResult(r, out_stats);
     return UAII_OK;
   })
 }
@@ -475,11 +506,7 @@ bool Emit(uaii_event_fn on_event, void* user_data, uaii_event_kind kind, std::st
 // out_text, and the DONE event.
 uaii_status Finish(const uaii_generate_result& r, const std::string& text, uaii_event_fn on_event,
                    void* user_data, uaii_generate_result* out_result, char** out_text) {
-  if (out_result != nullptr) {
-    uint32_t size = out_result->struct_size == 0 ? sizeof(r) : out_result->struct_size;
-    std::memcpy(out_result, &r, std::min<size_t>(size, sizeof(r)));
-    out_result->struct_size = size;
-  }
+  if (out_result != nullptr) WriteResult(r, out_result);
   if (out_text != nullptr) *out_text = NewString(text);
   Emit(on_event, user_data, UAII_EVENT_DONE, {}, &r);
   return UAII_OK;

@@ -37,7 +37,8 @@
  *        defaults to 42, the CLI's and C++'s (was 0xC0FFEE). Status codes come from
  *        where each error arises: a file uaii cannot read because it lacks a feature
  *        (a GGUF version, a tensor type, a tokenizer component) is UAII_ERR_UNSUPPORTED,
- *        a malformed one UAII_ERR_INVALID_MODEL.
+ *        a malformed one UAII_ERR_INVALID_MODEL. The device budget:
+ *        uaii_session_options.device_memory_bytes and uaii_session_device_stats.
  */
 #ifndef UAII_CAPI_H_
 #define UAII_CAPI_H_
@@ -206,6 +207,13 @@ typedef struct uaii_session_options {
   const uaii_model* draft_model;
   int32_t n_draft;           /* proposals per step, 1..64; 0: 4 (default) */
   uint32_t reserved4;        /* 0 */
+  /* Appended in 0.4 (a caller's smaller struct_size leaves it 0, the default). A GPU
+   * device's memory for the weights, in bytes, a budget like ram_budget_bytes: 0 is 90% of
+   * the device's largest memory heap. Weights past it stay in host memory the device reads
+   * across the bus: slower, never a failure, the same logits (docs/backends.md, "The
+   * device budget"; the CLI's --vram-gb). No effect on "cpu". uaii_session_device_stats
+   * reports the placement. */
+  uint64_t device_memory_bytes;
 } uaii_session_options;
 
 UAII_API void uaii_session_options_init(uaii_session_options* options);
@@ -214,6 +222,27 @@ UAII_API uaii_status uaii_session_create(const uaii_model* model, const uaii_ses
 UAII_API void uaii_session_destroy(uaii_session* session);
 /* Forgets the conversation (the KV cache). */
 UAII_API uaii_status uaii_session_reset(uaii_session* session);
+
+/* Added in 0.4. Where a session's weights live on its device: the C++ API's
+ * uaii::DeviceStats (docs/backends.md, "The device budget"), fixed when the session is
+ * created. On the CPU every figure is 0. Set struct_size to what you know (0: the
+ * library's); the library writes only that much. */
+typedef struct uaii_device_stats {
+  uint32_t struct_size;
+  uint32_t reserved;           /* 0 */
+  const char* device;          /* what options.device resolved to: "cpu", "vulkan:0"; owned by
+                                  the session, valid until it is destroyed */
+  uint64_t budget_bytes;       /* the device memory the weights may take (device_memory_bytes,
+                                  or the default's figure) */
+  uint64_t resident_bytes;     /* weights in device memory */
+  uint64_t host_bytes;         /* weights in host memory the device reads across the bus */
+  uint64_t staging_bytes;      /* the device buffer host weights are copied into before each use
+                                  (part of budget_bytes; 0: they are read in place) */
+  int32_t requantized_weights; /* weight types without a device kernel, requantized to Q8_0 */
+  uint32_t reserved2;          /* 0 */
+} uaii_device_stats;
+
+UAII_API uaii_status uaii_session_device_stats(const uaii_session* session, uaii_device_stats* out_stats);
 
 /* Added in 0.4.0. The memory plan a session created with `options` (may be NULL) would
  * run with — what stays resident, what streams, the KV cache, the expected peak — and

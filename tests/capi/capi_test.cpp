@@ -2,6 +2,7 @@
 // and cancellation, options validation, thread-local errors. Tiny random llama.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -12,14 +13,15 @@
 
 namespace {
 
-std::string Tiny() {
+std::string TinyFile(const std::string& name) {
   const char* dir = std::getenv("UAII_FIXTURE_DIR");
-  return std::string(dir ? dir : UAII_FIXTURE_DIR) + "/tiny/tiny-llama-f32.gguf";
+  return std::string(dir ? dir : UAII_FIXTURE_DIR) + "/tiny/" + name;
 }
+std::string Tiny() { return TinyFile("tiny-llama-f32.gguf"); }
 
 struct ModelHandle {
   uaii_model* m = nullptr;
-  ModelHandle() { REQUIRE(uaii_model_open(Tiny().c_str(), nullptr, &m) == UAII_OK); }
+  explicit ModelHandle(const std::string& path = Tiny()) { REQUIRE(uaii_model_open(path.c_str(), nullptr, &m) == UAII_OK); }
   ~ModelHandle() { uaii_model_destroy(m); }
 };
 
@@ -220,4 +222,109 @@ TEST_CASE("capi: inspect JSON", "[capi]") {
   REQUIRE(uaii_model_inspect_json(model.m, &json) == UAII_OK);
   CHECK_THAT(std::string(json), Catch::Contains("\"architecture\": \"llama\""));
   uaii_string_free(json);
+}
+
+TEST_CASE("capi: device stats on the CPU are zero and name the CPU; a smaller struct gets only its fields", "[capi]") {
+  ModelHandle model;
+  uaii_session* s = NewSession(model.m);
+  uaii_device_stats ds;
+  std::memset(&ds, 0xAB, sizeof ds);
+  ds.struct_size = 0;  // the library's size
+  REQUIRE(uaii_session_device_stats(s, &ds) == UAII_OK);
+  CHECK(ds.struct_size == sizeof(uaii_device_stats));
+  CHECK(std::string(ds.device) == "cpu");
+  CHECK(ds.budget_bytes == 0);
+  CHECK(ds.resident_bytes == 0);
+  CHECK(ds.host_bytes == 0);
+  CHECK(ds.staging_bytes == 0);
+  CHECK(ds.requantized_weights == 0);
+  // A caller that knows the struct only up to budget_bytes: the rest is left as it was.
+  uaii_device_stats old;
+  std::memset(&old, 0xAB, sizeof old);
+  old.struct_size = offsetof(uaii_device_stats, resident_bytes);
+  const uint64_t untouched = old.resident_bytes;
+  REQUIRE(uaii_session_device_stats(s, &old) == UAII_OK);
+  CHECK(old.struct_size == offsetof(uaii_device_stats, resident_bytes));
+  CHECK(old.device == ds.device);  // the session's string, the same every call
+  CHECK(old.budget_bytes == 0);
+  CHECK(old.resident_bytes == untouched);
+  // A budget for a device the session does not use changes nothing.
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  o.threads = 1;
+  o.max_context = 64;
+  o.device_memory_bytes = 4096;
+  uaii_session* budgeted = nullptr;
+  REQUIRE(uaii_session_create(model.m, &o, &budgeted) == UAII_OK);
+  ds.struct_size = sizeof ds;
+  REQUIRE(uaii_session_device_stats(budgeted, &ds) == UAII_OK);
+  CHECK(std::string(ds.device) == "cpu");
+  CHECK(ds.budget_bytes == 0);
+  uaii_session_destroy(budgeted);
+  CHECK(uaii_session_device_stats(nullptr, &ds) == UAII_ERR_INVALID_ARGUMENT);
+  CHECK(uaii_session_device_stats(s, nullptr) == UAII_ERR_INVALID_ARGUMENT);
+  uaii_session_destroy(s);
+}
+
+// On whatever Vulkan device the machine has (CI: lavapipe); skipped without one.
+TEST_CASE("capi: device_memory_bytes is the device's budget: weights past it in host memory, the same logits",
+          "[capi]") {
+  ModelHandle model(TinyFile("tiny-llama-q4_0.gguf"));
+  const int32_t prompt[] = {1, 260, 261, 262, 263};
+  const size_t n = sizeof prompt / sizeof prompt[0];
+  const size_t n_vocab = uaii_model_n_vocab(model.m);
+  // A session on "vulkan" with `options`, its placement and every row's logits.
+  auto run = [&](const uaii_session_options& options, uaii_device_stats* ds, std::vector<float>* logits) {
+    uaii_session* s = nullptr;
+    const uaii_status st = uaii_session_create(model.m, &options, &s);
+    if (st != UAII_OK) return st;
+    ds->struct_size = sizeof *ds;
+    REQUIRE(uaii_session_device_stats(s, ds) == UAII_OK);
+    logits->assign(n * n_vocab, 0.0f);
+    size_t len = 0;
+    REQUIRE(uaii_session_eval(s, prompt, n, UAII_EVAL_ALL_LOGITS, logits->data(), logits->size(), &len) == UAII_OK);
+    CHECK(len == logits->size());
+    // The device name outlives the calls that report it, not the session.
+    CHECK(std::string(ds->device).rfind("vulkan", 0) == 0);
+    uaii_session_destroy(s);
+    return st;
+  };
+  uaii_session_options o;
+  uaii_session_options_init(&o);
+  o.threads = 1;
+  o.max_context = 64;
+  o.device = "vulkan";
+  uaii_device_stats whole{}, small{}, older{};
+  std::vector<float> whole_logits, small_logits, older_logits;
+  const uaii_status st = [&] {
+    uaii_session* probe = nullptr;
+    const uaii_status s = uaii_session_create(model.m, &o, &probe);
+    uaii_session_destroy(probe);
+    return s;
+  }();
+  if (st == UAII_ERR_UNSUPPORTED) {
+    WARN("SKIP: no Vulkan device (" << uaii_last_error() << ")");
+    return;
+  }
+  REQUIRE(run(o, &whole, &whole_logits) == UAII_OK);
+  // The default budget (90% of the device's largest heap) holds the tiny model whole.
+  CHECK(whole.budget_bytes > 0);
+  CHECK(whole.resident_bytes > 0);
+  CHECK(whole.host_bytes == 0);
+
+  // 400 kB of the model's 1.2 MB: the rest in host memory, streamed through a staging buffer.
+  o.device_memory_bytes = 400000;
+  REQUIRE(run(o, &small, &small_logits) == UAII_OK);
+  CHECK(small.budget_bytes == 400000);
+  CHECK(small.host_bytes > 0);
+  CHECK(small.staging_bytes > 0);
+  CHECK(small.resident_bytes + small.staging_bytes <= small.budget_bytes);
+  CHECK(small.resident_bytes + small.host_bytes == whole.resident_bytes);
+  CHECK(small_logits == whole_logits);  // where the weights live changes no bit
+
+  // A caller compiled before device_memory_bytes: the field past its struct_size is not read.
+  o.struct_size = offsetof(uaii_session_options, device_memory_bytes);
+  REQUIRE(run(o, &older, &older_logits) == UAII_OK);
+  CHECK(older.budget_bytes == whole.budget_bytes);
+  CHECK(older.host_bytes == 0);
 }

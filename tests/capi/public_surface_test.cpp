@@ -77,10 +77,12 @@ TEST_CASE("public surface: the C and C++ session options have the same defaults,
   CHECK(c.moe_top_k == cxx.moe_top_k);
   CHECK((c.moe_prefetch != 0) == cxx.moe_prefetch);
   CHECK(c.learn_calibration == 0);
+  CHECK(c.device_memory_bytes == cxx.device_memory_bytes);
   // And the values themselves, so that a change to both sides is a visible decision.
   CHECK(cxx.preset == uaii::Preset::kNone);
   CHECK(c.preset == UAII_PRESET_NONE);
   CHECK(cxx.device == "cpu");
+  CHECK(cxx.device_memory_bytes == 0);  // 90% of the device's largest memory heap
   CHECK(cxx.kv_window == -1);  // the preset's window
   CHECK(cxx.max_context == 0);  // kDefaultMaxContext, or the model's maximum when smaller
   CHECK(uaii::kDefaultMaxContext == 4096);

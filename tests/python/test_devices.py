@@ -85,3 +85,38 @@ def test_dry_run_reports_the_device_placement_the_run_uses(uaii_bin, fixtures_di
     ran = json.loads(run_uaii(uaii_bin, "generate", *flags, "-p", "tok5", "--max-tokens", "2", "--json").stdout)
     keys = ("name", "budget_bytes", "resident_bytes", "host_bytes", "staging_bytes")
     assert {k: ran["device"][k] for k in keys} == {k: dry[k] for k in keys}
+
+
+def test_python_sdk_device_budget_leaves_weights_in_host_memory_with_the_same_logits(uaii_bin, fixtures_dir):
+    dev = _vulkan(uaii_bin)
+    import uaii
+    with uaii.Model(fixtures_dir / "tiny" / "tiny-llama-q4_0.gguf") as m:
+        ids = m.tokenizer.encode("tok5 tok6 tok7")
+        with uaii.Session(m, device=dev, max_context=64) as s:
+            whole, whole_logits = s.device_stats, s.eval(ids, all_logits=True)
+        # 400 kB of the tiny model's 1.2 MB: the rest in host memory, through a staging buffer.
+        with uaii.Session(m, device=dev, max_context=64, device_memory_bytes=400_000) as s:
+            small, small_logits = s.device_stats, s.eval(ids, all_logits=True)
+        assert s.device_stats == small  # fixed at creation, readable after close()
+        planned = m.plan(device=dev, max_context=64, device_memory_bytes=400_000)["device"]
+    assert whole["device"] == dev and whole["host_bytes"] == 0 and whole["resident_bytes"] > 0
+    assert small["device"] == dev and small["budget_bytes"] == 400_000
+    assert small["host_bytes"] > 0 and small["staging_bytes"] > 0
+    assert small["resident_bytes"] + small["staging_bytes"] <= small["budget_bytes"]
+    assert small["resident_bytes"] + small["host_bytes"] == whole["resident_bytes"]
+    assert small_logits == whole_logits  # where the weights live changes no bit
+    # The dry run places them as the session did.
+    keys = ("budget_bytes", "resident_bytes", "host_bytes", "staging_bytes")
+    assert planned["name"] == dev and {k: planned[k] for k in keys} == {k: small[k] for k in keys}
+
+
+def test_python_sdk_device_stats_on_the_cpu_are_zero(fixtures_dir):
+    import uaii
+    with uaii.Model(fixtures_dir / "tiny" / "tiny-llama-f32.gguf") as m:
+        # A device budget changes nothing on the CPU.
+        with uaii.Session(m, device="cpu", max_context=64, device_memory_bytes=4096) as s:
+            stats = s.device_stats
+        with pytest.raises(uaii.InvalidArgumentError, match="device_memory_bytes -1 is negative"):
+            uaii.Session(m, device_memory_bytes=-1)
+    assert stats == {"device": "cpu", "budget_bytes": 0, "resident_bytes": 0, "host_bytes": 0,
+                     "staging_bytes": 0, "requantized_weights": 0}

@@ -257,7 +257,8 @@ done:
 
 /* ---- session ---- */
 
-/* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch];
+/* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch,
+ * device_memory_bytes];
  * draft_model: a model handle for speculative decoding (0: none), n_draft passed as is (the
  * library checks its range). The session keeps its own reference to the draft's data. */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
@@ -276,14 +277,15 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
   o.max_context = max_context;
   o.learn_calibration = learn_calibration ? 1u : 0u;
   {
-    jlong m[6];
-    (*env)->GetLongArrayRegion(env, memory, 0, 6, m);
+    jlong m[7];
+    (*env)->GetLongArrayRegion(env, memory, 0, 7, m);
     o.preset = (uint32_t)m[0];
     o.ram_budget_bytes = (uint64_t)m[1];
     o.kv_window = m[2];
     o.prefill_chunk = m[3];
     o.moe_top_k = m[4];
     o.moe_prefetch = m[5] ? 1u : 0u;
+    o.device_memory_bytes = (uint64_t)m[6];
   }
   o.draft_model = (const uaii_model*)from_handle(draft_model);
   o.n_draft = (int32_t)n_draft;
@@ -305,6 +307,28 @@ JNIEXPORT void JNICALL Java_dev_uaii_Native_sessionReset(JNIEnv* env, jclass cls
   uaii_status st = uaii_session_reset((uaii_session*)from_handle(h));
   (void)cls;
   if (st != UAII_OK) throw_status(env, st);
+}
+
+/* Returns the device name (UTF-8); out: [budget, resident, host, staging, requantized_weights]
+ * (DeviceStats.SIZE in Kotlin). */
+JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_sessionDeviceStats(JNIEnv* env, jclass cls, jlong h, jlongArray out) {
+  uaii_device_stats ds;
+  jlong v[5];
+  uaii_status st;
+  (void)cls;
+  ds.struct_size = sizeof ds;
+  st = uaii_session_device_stats((const uaii_session*)from_handle(h), &ds);
+  if (st != UAII_OK) {
+    throw_status(env, st);
+    return NULL;
+  }
+  v[0] = (jlong)ds.budget_bytes;
+  v[1] = (jlong)ds.resident_bytes;
+  v[2] = (jlong)ds.host_bytes;
+  v[3] = (jlong)ds.staging_bytes;
+  v[4] = (jlong)ds.requantized_weights;
+  (*env)->SetLongArrayRegion(env, out, 0, 5, v);
+  return new_bytes(env, ds.device, strlen(ds.device));
 }
 
 /* The library's generation defaults: ints [max_tokens, top_k, think], floats [temperature,

@@ -45,7 +45,7 @@ CP="$RUNTIME:$JUNIT:$OUT/uaii.jar:$OUT/uaii-tests.jar"
 # SpeculativeTest takes a draft of another vocabulary from the build's tiny fixtures.
 FIXTURES=${UAII_FIXTURE_DIR:-$BUILD_DIR/fixtures}
 "$JAVA" -Duaii.jni.library="$JNI_LIB" -Duaii.fixtures.dir="$FIXTURES" -cp "$CP" org.junit.runner.JUnitCore \
-  dev.uaii.UaiiTest dev.uaii.StructuredOutputTest dev.uaii.SpeculativeTest
+  dev.uaii.UaiiTest dev.uaii.StructuredOutputTest dev.uaii.SpeculativeTest dev.uaii.DeviceTest
 # learnCalibration writes to $UAII_HOME: its test runs with an empty temporary home, the
 # default model named by UAII_MODEL (resolved the library's way: $UAII_MODEL, then the cache).
 CAL_HOME=$(mktemp -d)

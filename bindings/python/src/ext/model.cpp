@@ -90,13 +90,17 @@ already made from it keep working after it is closed.
           "plan",
           [](Model& self, std::optional<std::string> preset, std::optional<double> ram_gb,
              std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
-             std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch) {
-            return self.Plan(SessionKwargs{std::move(preset), ram_gb, kv_window, threads, std::move(device),
-                                           max_context, moe_top_k, moe_prefetch, false});
+             std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch,
+             std::optional<int64_t> device_memory_bytes) {
+            SessionKwargs kw{std::move(preset), ram_gb, kv_window, threads, std::move(device), max_context,
+                             moe_top_k, moe_prefetch, false};
+            kw.device_memory_bytes = device_memory_bytes;
+            return self.Plan(kw);
           },
           py::kw_only(), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
           py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
           py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
+          py::arg("device_memory_bytes") = py::none(),
           "The memory plan a Session with these options would run with, and its predicted decode speed, "
           "reading no weights: the `uaii generate --dry-run --json` document as a dict.")
       .def_property_readonly("tokenizer", &Model::GetTokenizer, "The model's tokenizer (uaii.Tokenizer).")

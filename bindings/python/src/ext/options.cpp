@@ -42,6 +42,12 @@ uaii_session_options SessionOptionsFrom(const SessionKwargs& kw) {
   }
   if (kw.device.find('\0') != std::string::npos) Fail(UAII_ERR_INVALID_ARGUMENT, "device contains a NUL character");
   o.device = kw.device.c_str();
+  if (kw.device_memory_bytes) {
+    if (*kw.device_memory_bytes < 0)
+      Fail(UAII_ERR_INVALID_ARGUMENT,
+           "device_memory_bytes " + std::to_string(*kw.device_memory_bytes) + " is negative");
+    o.device_memory_bytes = static_cast<uint64_t>(*kw.device_memory_bytes);
+  }
   if (kw.max_context) o.max_context = *kw.max_context;
   if (kw.moe_top_k) o.moe_top_k = *kw.moe_top_k;
   o.moe_prefetch = kw.moe_prefetch ? 1 : 0;

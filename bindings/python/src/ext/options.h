@@ -22,6 +22,7 @@ struct SessionKwargs {
   bool learn_calibration = false;
   std::shared_ptr<ModelHandle> draft_model;  // speculative decoding's draft (None: none)
   std::optional<int64_t> n_draft;
+  std::optional<int64_t> device_memory_bytes;  // None: 90% of the device's largest memory heap
 };
 
 // The options struct; its `device` points into `kw`, which must outlive it. Raises

@@ -29,7 +29,23 @@ class Session {
       if (st != UAII_OK) error = uaii_last_error();
     }
     if (st != UAII_OK) Fail(st, error);
+    // The placement is fixed at creation: read once, so that reading it never needs the
+    // session (a stream may be running on it) and still works after close().
+    device_stats_.struct_size = sizeof(device_stats_);
+    Check(uaii_session_device_stats(core->h, &device_stats_));
+    device_ = device_stats_.device;  // the C string lives only as long as the session
     core_ = std::move(core);
+  }
+
+  py::dict DeviceStats() const {
+    py::dict d;
+    d["device"] = device_;
+    d["budget_bytes"] = device_stats_.budget_bytes;
+    d["resident_bytes"] = device_stats_.resident_bytes;
+    d["host_bytes"] = device_stats_.host_bytes;
+    d["staging_bytes"] = device_stats_.staging_bytes;
+    d["requantized_weights"] = device_stats_.requantized_weights;
+    return d;
   }
 
   py::object Run(Request request, bool stream) {
@@ -165,6 +181,8 @@ class Session {
 
   std::shared_ptr<SessionCore> core_;
   std::shared_ptr<GenerateResult> closed_last_result_;
+  uaii_device_stats device_stats_{};
+  std::string device_;
 };
 
 constexpr const char* kSamplingDoc = R"doc(
@@ -191,13 +209,17 @@ A conversation with a model: its KV cache, sampling state and last result.
 
     uaii.Session(model, preset=None, ram_gb=None, kv_window=None, threads=None,
                  device="cpu", max_context=None, moe_top_k=None, moe_prefetch=False,
-                 learn_calibration=False, draft_model=None, n_draft=None)
+                 learn_calibration=False, draft_model=None, n_draft=None,
+                 device_memory_bytes=None)
 
 The C ABI's uaii_session_options (the C++ API's SessionOptions): preset: None /
 "none" (everything resident, the default), "laptop", "desktop", "server", "phone".
 ram_gb: a RAM budget in GiB (None: the preset's). kv_window: KV cache window in tokens
 (None: the preset's, 0: unbounded up to max_context). threads: None uses the physical
-cores. device: "cpu", "auto" (the first real GPU, else the CPU) or "vulkan[:N]" (uaii devices lists them). max_context: None: 4096 or the model's
+cores. device: "cpu", "auto" (the first real GPU, else the CPU) or "vulkan[:N]" (uaii devices lists them).
+device_memory_bytes: a GPU's memory for the weights (None: 90% of its largest memory
+heap); weights past it stay in host memory the device reads across the bus, slower but
+with the same logits (session.device_stats says where they went). max_context: None: 4096 or the model's
 training context when smaller (more raises ValueError). moe_top_k: experts per token of a mixture-of-
 experts model (None: the file's; fewer is an approximation). moe_prefetch: read ahead
 the next layer's experts under a budget. learn_calibration: True folds what each generate / chat call
@@ -214,7 +236,8 @@ a context manager or call close().
       .def(py::init([](const Model& model, std::optional<std::string> preset, std::optional<double> ram_gb,
                        std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
                        std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch,
-                       bool learn_calibration, const py::object& draft_model, std::optional<int64_t> n_draft) {
+                       bool learn_calibration, const py::object& draft_model, std::optional<int64_t> n_draft,
+                       std::optional<int64_t> device_memory_bytes) {
              SessionKwargs kw{std::move(preset), ram_gb, kv_window, threads, std::move(device), max_context,
                               moe_top_k, moe_prefetch, learn_calibration};
              if (!draft_model.is_none()) {
@@ -222,12 +245,14 @@ a context manager or call close().
                kw.draft_model = draft_model.cast<const Model&>().handle();
              }
              kw.n_draft = n_draft;
+             kw.device_memory_bytes = device_memory_bytes;
              return std::make_shared<Session>(model, kw);
            }),
            py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
            py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
            py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
-           py::arg("learn_calibration") = false, py::arg("draft_model") = py::none(), py::arg("n_draft") = py::none())
+           py::arg("learn_calibration") = false, py::arg("draft_model") = py::none(), py::arg("n_draft") = py::none(),
+           py::arg("device_memory_bytes") = py::none())
       .def(
           "generate",
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,
@@ -288,6 +313,15 @@ cache exactly. The GIL is released while the engine computes.
 )doc")
       .def_property_readonly("n_past", &Session::NPast, "Positions the KV cache holds.")
       .def_property_readonly("max_context", &Session::MaxContext, "Positions the session can hold.")
+      .def_property_readonly("device_stats", &Session::DeviceStats, R"doc(
+Where the session's weights live (the C ABI's uaii_session_device_stats), fixed when it
+was created, as a dict: device (what device= resolved to, "cpu", "vulkan:0"),
+budget_bytes (the device memory the weights may take), resident_bytes (in device
+memory), host_bytes (in host memory read across the bus), staging_bytes (the device
+buffer host weights are copied into before each use; 0: read in place),
+requantized_weights (weight types without a device kernel, requantized to Q8_0). All
+zero on the CPU. Still readable after close().
+)doc")
       .def("truncate", &Session::Truncate, py::arg("n"), "Forgets positions >= n (0 <= n <= n_past).")
       .def("step", &Session::Step, py::arg("sampler"), R"doc(
 One token of a generation you drive: samples from the last evaluated row (eval's or the

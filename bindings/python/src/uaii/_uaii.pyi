@@ -101,7 +101,7 @@ class Model:
     def plan(self, *, preset: Optional[Preset] = None, ram_gb: Optional[float] = None,
              kv_window: Optional[int] = None, threads: Optional[int] = None, device: str = "cpu",
              max_context: Optional[int] = None, moe_top_k: Optional[int] = None,
-             moe_prefetch: bool = False) -> dict[str, Any]:
+             moe_prefetch: bool = False, device_memory_bytes: Optional[int] = None) -> dict[str, Any]:
         """The `uaii generate --dry-run --json` document for a Session with these options."""
     @property
     def tokenizer(self) -> Tokenizer: ...
@@ -134,7 +134,7 @@ class Session:
                  kv_window: Optional[int] = None, threads: Optional[int] = None, device: str = "cpu",
                  max_context: Optional[int] = None, moe_top_k: Optional[int] = None, moe_prefetch: bool = False,
                  learn_calibration: bool = False, draft_model: Optional[Model] = None,
-                 n_draft: Optional[int] = None) -> None: ...
+                 n_draft: Optional[int] = None, device_memory_bytes: Optional[int] = None) -> None: ...
     @overload
     def generate(self, prompt: str, *, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,
@@ -171,6 +171,10 @@ class Session:
     def n_past(self) -> int: ...
     @property
     def max_context(self) -> int: ...
+    @property
+    def device_stats(self) -> dict[str, Any]:
+        """Where the weights live: device, budget_bytes, resident_bytes, host_bytes, staging_bytes,
+        requantized_weights (all zero on the CPU)."""
     def truncate(self, n: int) -> None: ...
     def step(self, sampler: Sampler) -> tuple[int, Optional[Literal["end_of_generation", "context_full"]]]: ...
     @property

@@ -10,6 +10,10 @@ public struct SessionOptions: Sendable {
 
   /// "cpu" (default), "auto" (the first real GPU, else the CPU) or "vulkan[:N]".
   public var device: String = "cpu"
+  /// A GPU's memory for the weights, in bytes (0: 90% of the device's largest memory heap).
+  /// Weights past it stay in host memory the device reads across the bus: slower, the same
+  /// logits (docs/backends.md, "The device budget"). No effect on "cpu".
+  public var deviceMemoryBytes: UInt64 = 0
   /// <= 0: physical cores.
   public var threads: Int = 0
   /// 0: 4096, or the model's training context when smaller.
@@ -39,8 +43,10 @@ public struct SessionOptions: Sendable {
 
   public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false,
               preset: Preset = .none, ramBudgetBytes: UInt64 = 0, kvWindow: Int = -1, prefillChunk: Int = 512,
-              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, nDraft: Int = 4) {
+              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, nDraft: Int = 4,
+              deviceMemoryBytes: UInt64 = 0) {
     self.device = device
+    self.deviceMemoryBytes = deviceMemoryBytes
     self.threads = threads
     self.maxContext = maxContext
     self.learnCalibration = learnCalibration
@@ -114,6 +120,32 @@ public enum StopReason: Sendable, Equatable {
     case UAII_STOP_CONTEXT_FULL.rawValue: self = .contextFull
     default: self = .other(raw)
     }
+  }
+}
+
+/// Where a session's weights live on its device (uaii_device_stats), fixed when the session
+/// was created. All zero on the CPU.
+public struct DeviceStats: Sendable, Equatable {
+  /// What `SessionOptions.device` resolved to: "cpu", "vulkan:0".
+  public var device: String
+  /// The device memory the weights may take (`deviceMemoryBytes`, or the default's figure).
+  public var budgetBytes: UInt64
+  /// Weights in device memory.
+  public var residentBytes: UInt64
+  /// Weights in host memory the device reads across the bus.
+  public var hostBytes: UInt64
+  /// The device buffer host weights are copied into before each use (0: read in place).
+  public var stagingBytes: UInt64
+  /// Weight types without a device kernel, requantized to Q8_0.
+  public var requantizedWeights: Int
+
+  init(_ s: uaii_device_stats) {
+    device = s.device.map { String(cString: $0) } ?? ""
+    budgetBytes = s.budget_bytes
+    residentBytes = s.resident_bytes
+    hostBytes = s.host_bytes
+    stagingBytes = s.staging_bytes
+    requantizedWeights = Int(s.requantized_weights)
   }
 }
 

@@ -26,6 +26,7 @@ public final class Session {
     o.prefill_chunk = Int64(options.prefillChunk)
     o.moe_top_k = Int64(options.moeTopK)
     o.moe_prefetch = options.moePrefetch ? 1 : 0
+    o.device_memory_bytes = options.deviceMemoryBytes
     // The C ABI reads n_draft 0 as its default (4); here 0 is out of range like any other
     // value outside 1...64, which the library refuses with its own message.
     if options.nDraft == 0 {
@@ -39,9 +40,20 @@ public final class Session {
       return uaii_session_create(model.handle, &o, &out)
     }
     try withExtendedLifetime(options.draftModel) { try check(status) }
+    let core = SessionCore(handle: out!, model: model)  // destroys the handle if a call below throws
+    // The placement is fixed at creation: read once, so that reading it never needs the
+    // handle while a stream runs on it.
+    var stats = uaii_device_stats()
+    stats.struct_size = UInt32(MemoryLayout<uaii_device_stats>.size)
+    try check(uaii_session_device_stats(core.handle, &stats))
+    deviceStats = DeviceStats(stats)
     self.model = model
-    core = SessionCore(handle: out!, model: model)
+    self.core = core
   }
+
+  /// Where the session's weights live on its device (`SessionOptions.deviceMemoryBytes` is
+  /// their budget there); all zero on the CPU.
+  public let deviceStats: DeviceStats
 
   /// Continues the raw `prompt` (the whole text; the KV cache is reused for the longest prefix
   /// the session already holds). `onEvent` sees each event as it comes; return false to stop.

@@ -35,6 +35,10 @@ class Model private constructor(handle: Long) : AutoCloseable {
     // The C ABI reads n_draft 0 as its default (4); here the default is 4 itself, so 0 is out
     // of range like any other value outside 1..64, which the library refuses with its message.
     if (options.nDraft == 0) throw UaiiException(Status.INVALID_ARGUMENT, "n_draft 0 is outside 1..64")
+    // The C field is unsigned: a negative Long would read as an enormous budget.
+    if (options.deviceMemoryBytes < 0) {
+      throw UaiiException(Status.INVALID_ARGUMENT, "deviceMemoryBytes ${options.deviceMemoryBytes} is negative")
+    }
     val draft = options.draftModel
     return Session(
       Native.sessionCreate(

@@ -37,7 +37,8 @@ internal object Native {
   @JvmStatic external fun detokenize(handle: Long, ids: IntArray, flags: Int): ByteArray
 
   /**
-   * memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1)];
+   * memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1),
+   * deviceMemoryBytes];
    * draftModel: a model handle for speculative decoding, or 0; nDraft as the C ABI reads it.
    */
   @JvmStatic external fun sessionCreate(
@@ -46,6 +47,8 @@ internal object Native {
   ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)
+  /** Returns the device name; fills [out] as DeviceStats.of reads it (DeviceStats.SIZE longs). */
+  @JvmStatic external fun sessionDeviceStats(handle: Long, out: LongArray): ByteArray
   @JvmStatic external fun generateDefaults(ints: IntArray, floats: FloatArray): Long
   @JvmStatic external fun modelNVocab(handle: Long): Long
   @JvmStatic external fun sessionEval(handle: Long, model: Long, tokens: IntArray, allLogits: Boolean): FloatArray

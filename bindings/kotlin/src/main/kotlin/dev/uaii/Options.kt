@@ -35,12 +35,42 @@ data class SessionOptions @JvmOverloads constructor(
    */
   val draftModel: Model? = null,
   /** Draft proposals per step, 1..64. */
-  val nDraft: Int = 4
+  val nDraft: Int = 4,
+  /**
+   * A GPU's memory for the weights, in bytes (0: 90% of the device's largest memory heap;
+   * negative is refused). Weights past it stay in host memory the device reads across the
+   * bus: slower, the same logits (docs/backends.md, "The device budget"). No effect on "cpu";
+   * [Session.deviceStats] reports the placement.
+   */
+  val deviceMemoryBytes: Long = 0
 ) {
   enum class Preset(val code: Int) { NONE(0), LAPTOP(1), DESKTOP(2), SERVER(3), PHONE(4) }
 
   internal fun memory() = longArrayOf(preset.code.toLong(), ramBudgetBytes, kvWindow, prefillChunk, moeTopK,
-                                      if (moePrefetch) 1L else 0L)
+                                      if (moePrefetch) 1L else 0L, deviceMemoryBytes)
+}
+
+/** Where a session's weights live on its device (uaii_device_stats); all zero on the CPU. */
+data class DeviceStats(
+  /** What [SessionOptions.device] resolved to: "cpu", "vulkan:0". */
+  val device: String,
+  /** The device memory the weights may take ([SessionOptions.deviceMemoryBytes], or the default's figure). */
+  val budgetBytes: Long,
+  /** Weights in device memory. */
+  val residentBytes: Long,
+  /** Weights in host memory the device reads across the bus. */
+  val hostBytes: Long,
+  /** The device buffer host weights are copied into before each use (0: read in place). */
+  val stagingBytes: Long,
+  /** Weight types without a device kernel, requantized to Q8_0. */
+  val requantizedWeights: Int
+) {
+  internal companion object {
+    /** The shim's array (Native.sessionDeviceStats): budget, resident, host, staging, requantized. */
+    const val SIZE = 5
+
+    fun of(device: ByteArray, v: LongArray) = DeviceStats(fromUtf8(device), v[0], v[1], v[2], v[3], v[4].toInt())
+  }
 }
 
 internal object Defaults {

@@ -13,6 +13,19 @@ class Session internal constructor(
   val draftModel: Model? = null
 ) : AutoCloseable {
   private val handle = Handle(handle, "Session", Native::sessionDestroy)
+
+  /**
+   * Where the session's weights live on its device ([SessionOptions.deviceMemoryBytes] is their
+   * budget there); all zero on the CPU. Read at creation, where the placement is fixed, so it
+   * never waits for a running call and stays readable after close().
+   */
+  val deviceStats: DeviceStats = try {
+    val v = LongArray(DeviceStats.SIZE)
+    DeviceStats.of(Native.sessionDeviceStats(handle, v), v)
+  } catch (e: Throwable) {
+    this.handle.close()
+    throw e
+  }
   private val lock = Object()
   private var owner: Thread? = null // the thread running a call on the handle
   @Volatile private var stream: EventStream? = null
