@@ -23,11 +23,12 @@ absl::Status NeedRank(const Op& op, const Shape& s, size_t rank, const std::stri
 
 absl::StatusOr<Shapes> SameAsFirst(const Op&, const In& in) { return Shapes{*in[0]}; }
 
-// Elementwise binary: b equals a, or b is a vector over a's last dimension.
+// Elementwise binary: b equals a, is a vector over a's last dimension, or is one
+// element ([1], a scalar: Gemma 4's per-layer output scale).
 absl::StatusOr<Shapes> Binary(const Op& op, const In& in) {
   const Shape &a = *in[0], &b = *in[1];
   if (a == b) return Shapes{a};
-  if (b.size() == 1 && !a.empty() && b[0] == a.back()) return Shapes{a};
+  if (b.size() == 1 && !a.empty() && (b[0] == a.back() || b[0] == 1)) return Shapes{a};
   return Mismatch(op, absl::StrCat("operands ", ShapeString(a), " and ", ShapeString(b),
                                    " do not broadcast"));
 }
@@ -141,18 +142,26 @@ absl::StatusOr<Shapes> Rope(const Op& op, const In& in) {
   return Shapes{x};
 }
 
+// attention(q, k, v) writes the batch's K and V into the cache of `layer` and attends
+// over it; attention(q) only reads that layer's cache, written earlier in the same
+// pass by the op that owns it (Gemma 4's shared-KV layers). Without K and V the value
+// head size is taken to be q's (the backends check it against the cache).
 absl::StatusOr<Shapes> Attention(const Op& op, const In& in) {
+  if (auto st = NeedRank(op, *in[0], 3, "q"); !st.ok()) return st;
+  const bool has_k = in.size() > 1 && in[1], has_v = in.size() > 2 && in[2];
+  if (has_k != has_v) return Mismatch(op, "k and v must be given together (or both omitted: a shared-KV read)");
+  if (op.Int("layer", -1) < 0 || op.Int("window", 0) < 0)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
+                                                   "' (attention): layer and window must be >= 0"));
+  if (!has_k) return Shapes{{(*in[0])[0], (*in[0])[1] * (*in[0])[2]}};
   const Shape &q = *in[0], &k = *in[1], &v = *in[2];
-  for (auto [s, n] : {std::pair{&q, "q"}, {&k, "k"}, {&v, "v"}})
+  for (auto [s, n] : {std::pair{&k, "k"}, {&v, "v"}})
     if (auto st = NeedRank(op, *s, 3, n); !st.ok()) return st;
   if (q[0] != k[0] || k[0] != v[0]) return Mismatch(op, "q, k, v disagree on T");
   if (q[2] != k[2]) return Mismatch(op, "q and k head dims differ");
   if (k[1] != v[1]) return Mismatch(op, "k and v head counts differ");
   if (k[1] <= 0 || q[1] % k[1])
     return Mismatch(op, absl::StrCat("query heads ", q[1], " not a multiple of kv heads ", k[1]));
-  if (op.Int("layer", -1) < 0 || op.Int("window", 0) < 0)
-    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name,
-                                                   "' (attention): layer and window must be >= 0"));
   return Shapes{{q[0], q[1] * v[2]}};
 }
 
@@ -253,7 +262,7 @@ const std::vector<OpSchema>& Table() {
                                     {"beta_fast", K::kFloat, false}, {"beta_slow", K::kFloat, false},
                                     {"n_ctx_orig", K::kInt, false}, {"long_factors_ctx", K::kInt, false}},
                                                                                    Rope},
-      {"attention",    3,  3,  1,  {{"layer", K::kInt, true}, {"scale", K::kFloat, true},
+      {"attention",    1,  3,  1,  {{"layer", K::kInt, true}, {"scale", K::kFloat, true},
                                     {"window", K::kInt, false}, {"softcap", K::kFloat, false}},
                                                                                    Attention},
       {"output_rows",  1,  1,  1,  {},                                             OutputRows},

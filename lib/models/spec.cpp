@@ -9,10 +9,23 @@
 namespace uaii::models {
 namespace {
 
+// An integer key, or a per-layer array's first element (llama.cpp's n_ff(), n_head(),
+// n_head_kv() for layer 0; families with per-layer values, gemma4, read the array from
+// hparams). An error when present with a wrong type or as an empty array.
+absl::StatusOr<int64_t> IntOrFirst(const gguf::File& f, const std::string& key) {
+  const gguf::Value* v = f.Find(key);
+  if (v && v->type == gguf::ValueType::ARRAY) {
+    if (v->elems.empty() || !v->elems[0].is_integer())
+      return absl::InvalidArgumentError(StrCat(f.path(), ": GGUF metadata ", key, " is not an array of integers"));
+    return v->elems[0].as_int();
+  }
+  return f.GetInt(key);
+}
+
 // Optional integer key: `dflt` when absent, an error when present with a wrong type.
 absl::StatusOr<int64_t> OptInt(const gguf::File& f, const std::string& key, int64_t dflt) {
   if (!f.Find(key)) return dflt;
-  return f.GetInt(key);
+  return IntOrFirst(f, key);
 }
 absl::StatusOr<double> OptFloat(const gguf::File& f, const std::string& key, double dflt) {
   if (!f.Find(key)) return dflt;
@@ -63,7 +76,7 @@ absl::StatusOr<ModelSpec> SpecFromGguf(const gguf::File& f) {
 
 #define UAII_REQ_INT(field, key)                                            \
   {                                                                         \
-    auto v = f.GetInt(a + key);                                             \
+    auto v = IntOrFirst(f, a + key);                                        \
     if (!v.ok()) return v.status();                                         \
     if (*v <= 0)                                                            \
       return absl::InvalidArgumentError(                                    \

@@ -15,6 +15,7 @@ TensorRole RoleOf(const std::string& name, bool elementwise, int* layer) {
   if (name.rfind("blk.", 0) == 0) *layer = std::atoi(name.c_str() + 4);
   if (elementwise) return TensorRole::kElementwise;
   if (name == "token_embd.weight") return TensorRole::kEmbedding;
+  if (name == "per_layer_token_embd.weight") return TensorRole::kPerLayerEmbedding;
   if (name == "output.weight") return TensorRole::kLmHead;
   if (*layer >= 0) return TensorRole::kLayer;
   return TensorRole::kOther;

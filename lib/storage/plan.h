@@ -19,7 +19,10 @@
 
 namespace uaii::storage {
 
-enum class TensorRole { kElementwise, kEmbedding, kLmHead, kLayer, kOther };
+// kPerLayerEmbedding: Gemma 4's per_layer_token_embd, a table as large as several
+// layers of which a token reads one row: under a budget it always streams by row
+// (never pinned), the storage-first case of a weight read sparsely.
+enum class TensorRole { kElementwise, kEmbedding, kLmHead, kLayer, kPerLayerEmbedding, kOther };
 
 struct PlanTensor {
   std::string name;          // graph tensor name (the GGUF name)

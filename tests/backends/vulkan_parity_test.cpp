@@ -87,7 +87,9 @@ void CheckDirectory(const std::string& sub, const std::string& ext) {
     if (ext.empty() ? e.is_directory() : e.path().extension() == ext) paths.push_back(e.path().string());
   std::sort(paths.begin(), paths.end());
   for (const auto& path : paths) {
-    if (path.find("noeog") != std::string::npos) continue;
+    // The chat fixture carries Gemma 4's 262144-token vocabulary: its head alone would
+    // take minutes on lavapipe, and the architecture is the gemma4 rows'.
+    if (path.find("noeog") != std::string::npos || path.find("-chat-") != std::string::npos) continue;
     INFO(path);
     auto m = Model::Load(path);
     INFO(m.status().ToString());
@@ -118,6 +120,11 @@ void CheckDirectory(const std::string& sub, const std::string& ext) {
 TEST_CASE("vulkan: every dense GGUF family fixture's logits equal the CPU's within tolerance", "[vulkan]") {
   if (!HaveVulkan()) return;
   CheckDirectory("families", ".gguf");
+}
+
+TEST_CASE("vulkan: the gemma4 fixtures (shared-KV reads, per-layer embeddings) equal the CPU's", "[vulkan]") {
+  if (!HaveVulkan()) return;
+  CheckDirectory("gemma4", ".gguf");
 }
 
 TEST_CASE("vulkan: every Hugging Face tiny directory's logits equal the CPU's within tolerance", "[vulkan]") {

@@ -105,12 +105,26 @@ TEST_CASE("llama3 chat template matches jinja2", "[chat]") { CheckModel("llama3"
 TEST_CASE("llama3_1 chat template matches jinja2", "[chat]") { CheckModel("llama3_1"); }
 TEST_CASE("qwen3 chat template matches jinja2", "[chat]") { CheckModel("qwen3"); }
 
+// Gemma 4's template ships inside its GGUF files: llama.cpp's Gemma 4 vocabulary file
+// (tests/fixtures/make_llama_vocabs.py extracts it from the llama-cpp-python sdist).
+TEST_CASE("gemma4 chat template (from llama.cpp's Gemma 4 GGUF) matches jinja2", "[chat]") {
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/llama-vocab/ggml-vocab-gemma-4.gguf";
+  if (!FileExists(path)) {
+    WARN("SKIP: " << path << " is absent (tests/fixtures/make_llama_vocabs.py needs the llama-cpp-python sdist)");
+    return;
+  }
+  auto templates = chat::LoadModelTemplates(path);
+  INFO(templates.status().message());
+  REQUIRE(templates.ok());
+  CheckGolden("gemma4", &*templates);
+}
+
 TEST_CASE("every committed chat golden has a test", "[chat]") {
   for (const auto& e : std::filesystem::directory_iterator(SourceDir() + "/tests/golden/chat")) {
     std::string stem = e.path().stem().string();
     if (stem == "jinja_snippets") continue;
     INFO(stem);
-    CHECK((stem == "gemma3" || stem == "llama3" || stem == "llama3_1" || stem == "qwen3" || stem == "builtin_gemma" ||
+    CHECK((stem == "gemma3" || stem == "gemma4" || stem == "llama3" || stem == "llama3_1" || stem == "qwen3" || stem == "builtin_gemma" ||
            stem == "builtin_llama3" || stem == "builtin_chatml"));
   }
 }

@@ -169,8 +169,42 @@ def write_builtin_goldens():
                      hashlib.sha256(template.encode("utf-8")).hexdigest(), bos, eos, results)
 
 
+# Templates that ship inside GGUF files rather than a tokenizer_config.json: llama.cpp's
+# vocabulary files (tests/fixtures/make_llama_vocabs.py extracts them from the
+# llama-cpp-python sdist into <fixture_dir>/llama-vocab/). stem -> file name.
+GGUF_TEMPLATES = {"gemma4": "ggml-vocab-gemma-4.gguf"}
+
+
+def write_gguf_goldens(vocab_dir):
+    import gguf
+
+    for stem, name in GGUF_TEMPLATES.items():
+        path = os.path.join(vocab_dir, name)
+        if not os.path.exists(path):
+            print(f"{stem}: {path} is absent (run tests/fixtures/make_llama_vocabs.py), skipped")
+            continue
+        r = gguf.GGUFReader(path)
+        f = r.fields
+
+        def text(field):
+            return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+        def piece(key):
+            tokens = f["tokenizer.ggml.tokens"]
+            i = int(f[key].parts[-1][0])
+            return bytes(tokens.parts[tokens.data[i]]).decode("utf-8")
+
+        template = text(f["tokenizer.chat_template"])
+        bos, eos = piece("tokenizer.ggml.bos_token_id"), piece("tokenizer.ggml.eos_token_id")
+        results = render_cases({"bos_token": bos, "eos_token": eos}, lambda has_tools: template)
+        write_golden(stem, f"llama-vocab/{name} (tokenizer.chat_template)",
+                     hashlib.sha256(template.encode("utf-8")).hexdigest(), bos, eos, results)
+
+
 def main():
     write_builtin_goldens()
+    vocab_dir = os.environ.get("UAII_LLAMA_VOCAB_DIR", os.path.join(ROOT, "build", "fixtures", "llama-vocab"))
+    write_gguf_goldens(vocab_dir)
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "data", "tokenizers")
     for model in sorted(os.listdir(shared)):
         path = os.path.join(shared, model, "tokenizer_config.json")

@@ -284,9 +284,10 @@ void Attention(KvCache& cache, const AttentionParams& p, const float* q, const f
   const KvLayerShape& s = cache.shape(p.layer);
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v, Hq = p.n_head;
   const int64_t group = Hq / Hkv;
-  // 1. Store K and V (f16) at their positions.
+  // 1. Store K and V (f16) at their positions; a shared-KV read (k, v null) attends
+  // over what the layer's own op stored earlier in the pass.
   int32_t max_pos = 0;
-  for (int64_t t = 0; t < T; ++t) {
+  for (int64_t t = 0; t < T && k != nullptr; ++t) {
     const int64_t c = cache.Cell(pos[t]);  // == pos[t] without a KV window
     cache.SetCellPos(c, pos[t]);
     max_pos = std::max(max_pos, pos[t]);

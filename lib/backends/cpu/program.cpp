@@ -10,6 +10,7 @@
 #include "backends/cpu/linear.h"
 #include "backends/cpu/moe.h"
 #include "backends/cpu/stage_linear.h"
+#include "backends/kv_layers.h"
 #include "ir/validate.h"
 #include "planner/memory_plan.h"
 #include "runtime/step_profile.h"
@@ -180,13 +181,17 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
         break;
       case Kind::kAttention: {
         const ir::Shape& q = ex->shapes_[s.in[0]];
-        const ir::Shape& k = ex->shapes_[s.in[1]];
-        const ir::Shape& v = ex->shapes_[s.in[2]];
         s.attn.layer = static_cast<int>(op.Int("layer"));
         s.attn.n_head = q[1];
         s.attn.scale = static_cast<float>(op.Float("scale"));
         s.attn.window = op.Int("window", 0);
         s.attn.softcap = static_cast<float>(op.Float("softcap", 0.0));
+        if (s.in.size() < 3 || s.in[1] < 0) {  // a shared-KV read: the layer's writer came first
+          if (auto st = CheckSharedKvRead(op, ex->kv_layers_, q); !st.ok()) return st;
+          break;
+        }
+        const ir::Shape& k = ex->shapes_[s.in[1]];
+        const ir::Shape& v = ex->shapes_[s.in[2]];
         if (ex->kv_layers_.size() <= static_cast<size_t>(s.attn.layer)) ex->kv_layers_.resize(s.attn.layer + 1);
         auto& kl = ex->kv_layers_[s.attn.layer];
         if (kl.n_head_kv && (kl.n_head_kv != k[1] || kl.head_dim_k != k[2] || kl.head_dim_v != v[2]))
@@ -514,12 +519,14 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
       }
       case Kind::kAttention: {
         // Each sequence attends over its own cache: one token's q, k, v and output rows.
-        const int64_t qr = Numel(shapes_[s.in[0]], 1, 1), kr = Numel(shapes_[s.in[1]], 1, 1),
-                      vr = Numel(shapes_[s.in[2]], 1, 1), yr = n / T;
-        const float *q = F(s.in[0]), *k = F(s.in[1]), *v = F(s.in[2]);
+        // A shared-KV read (no K, V) only attends.
+        const bool writes = s.in.size() > 2 && s.in[1] >= 0;
+        const int64_t qr = Numel(shapes_[s.in[0]], 1, 1), kr = writes ? Numel(shapes_[s.in[1]], 1, 1) : 0,
+                      vr = writes ? Numel(shapes_[s.in[2]], 1, 1) : 0, yr = n / T;
+        const float *q = F(s.in[0]), *k = writes ? F(s.in[1]) : nullptr, *v = writes ? F(s.in[2]) : nullptr;
         for (const Arena::Segment& g : segments)
-          Attention(*g.cache, s.attn, q + g.begin * qr, k + g.begin * kr, v + g.begin * vr, positions + g.begin, g.T,
-                    y + g.begin * yr, pool);
+          Attention(*g.cache, s.attn, q + g.begin * qr, k ? k + g.begin * kr : nullptr, v ? v + g.begin * vr : nullptr,
+                    positions + g.begin, g.T, y + g.begin * yr, pool);
         break;
       }
       case Kind::kOutputRows: {

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include "backends/kv_layers.h"
 #include "backends/registry.h"
 #include "formats/fp16.h"
 #include "formats/quant_blocks.h"
@@ -209,7 +210,7 @@ void AttentionRef(const ir::Op& op, KvCache& cache, const float* q, const float*
   const int64_t window = op.Int("window", 0);
   const KvLayerShape& s = cache.shape(layer);
   const int64_t Hkv = s.n_head_kv, D = s.head_dim_k, Dv = s.head_dim_v;
-  for (int64_t t = 0; t < T; ++t) {
+  for (int64_t t = 0; t < T && k != nullptr; ++t) {  // a shared-KV read (no k, v) stores nothing
     const int64_t c = cache.Cell(pos[t]);
     cache.SetCellPos(c, pos[t]);
     uint16_t* kc = cache.K(layer, c);
@@ -374,7 +375,9 @@ absl::StatusOr<std::unique_ptr<Program>> ReferenceProgram::Create(const ir::Grap
                                                TensorTypeName(static_cast<uint32_t>(w->type)),
                                                ", which has no scalar dot"));
     }
-    if (op.type == "attention") {
+    if (op.type == "attention" && (s.in.size() < 3 || s.in[1] < 0)) {
+      if (auto st = CheckSharedKvRead(op, p->kv_layers_, p->shapes_[s.in[0]]); !st.ok()) return st;
+    } else if (op.type == "attention") {
       const ir::Shape& k = p->shapes_[s.in[1]];
       const ir::Shape& v = p->shapes_[s.in[2]];
       const auto layer = static_cast<size_t>(op.Int("layer"));

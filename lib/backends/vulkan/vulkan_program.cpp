@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_program.h"
 
+#include "backends/kv_layers.h"
 #include "backends/vulkan/vulkan_moe.h"
 #include <algorithm>
 #include <chrono>
@@ -260,7 +261,9 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
         return absl::Status(st.code(), StrCat("op '", op.name, "': ", std::string(st.message())));
     if (op.type == "reshape" && p->weights_[s.in[0]])
       return absl::UnimplementedError(StrCat("op '", op.name, "' reshapes a weight"));
-    if (op.type == "attention") {
+    if (op.type == "attention" && (s.in.size() < 3 || s.in[1] < 0)) {
+      if (auto st = CheckSharedKvRead(op, p->kv_layers_, p->shapes_[s.in[0]]); !st.ok()) return st;
+    } else if (op.type == "attention") {
       const ir::Shape& q = p->shapes_[s.in[0]];
       const ir::Shape& k = p->shapes_[s.in[1]];
       const ir::Shape& v = p->shapes_[s.in[2]];
@@ -576,11 +579,13 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
     const int64_t cells = cache.n_cells();
     const Range kv{&arena->buffer(), k_off, (v_off - k_off) + static_cast<uint64_t>(cells * Hkv * Dv) * 2};
     const uint32_t v_base = static_cast<uint32_t>((v_off - k_off) / 2);
-    if (auto st = rec.Dispatch1D("kv_store", {in(1), in(2), meta(0, ws.at_cellpos), kv},
-                                 {U32(T), U32(Hkv), U32(D), U32(Dv), 0u, v_base, U32(cells), U32(ws.at_cells)},
-                                 static_cast<uint64_t>(T * Hkv * (D + Dv)));
-        !st.ok())
-      return st;
+    // A shared-KV read (no K, V inputs) attends over what the layer's owner stored.
+    if (has(1))
+      if (auto st = rec.Dispatch1D("kv_store", {in(1), in(2), meta(0, ws.at_cellpos), kv},
+                                   {U32(T), U32(Hkv), U32(D), U32(Dv), 0u, v_base, U32(cells), U32(ws.at_cells)},
+                                   static_cast<uint64_t>(T * Hkv * (D + Dv)));
+          !st.ok())
+        return st;
     // Cells past the batch's last position hold nothing it may see until a ring wraps.
     const int64_t scan = cache.window() > 0 ? cells
                                             : std::min(cells, (max_pos + 1 + runtime::KvCache::kCellAlign - 1) /

@@ -1,0 +1,108 @@
+// Gemma 4 (lib/models/gemma4.cpp) against llama.cpp: the tiny fixtures of
+// tests/fixtures/make_gemma4_models.py (sliding and full layers with their own head
+// sizes, shared-KV layers, per-layer embeddings, proportional RoPE, V = K on one layer;
+// and a dense row without shared K/V or per-layer embeddings) against the goldens
+// tests/oracles/llamacpp_gemma4.py wrote (tests/golden/llamacpp/gemma4-*.json):
+//   whole vs llama.cpp:  max |dlogit| <= QuantTypeRelTolerance(type) * max |logit| + golden rounding
+//   chunked vs whole:    bit-identical (prefill is row-exact), chunks crossing the window of 8
+// Then what the file's metadata can get wrong, and the per-layer embeddings streaming
+// under a budget.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "../runtime/golden.h"
+#include "uaii/plan.h"
+#include "uaii/session.h"
+
+using namespace uaii;
+using namespace uaii::testing;
+
+namespace {
+
+std::string Fixture(const std::string& name) {
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/gemma4/" + name + ".gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing " << path << " (run tests/fixtures/make_gemma4_models.py)");
+  return path;
+}
+
+std::vector<TokenId> Prompt() {
+  std::ifstream f(std::string(UAII_FIXTURE_DIR) + "/gemma4/prompt.txt");
+  std::vector<TokenId> p;
+  for (TokenId t; f >> t;) p.push_back(t);
+  return p;
+}
+
+// Prompt logits then two decode steps, every row, under `budget` (0: none).
+std::vector<float> Run(const std::shared_ptr<const Model>& m, uint64_t budget, StorageStats* stats) {
+  SessionOptions o;
+  o.max_context = 128;
+  o.threads = 2;
+  o.ram_budget_bytes = budget;
+  if (budget > 0) o.kv_window = 0;
+  auto s = Session::Create(m, o);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  auto all = (*s)->Eval(Prompt(), /*all_logits=*/true);
+  REQUIRE(all.ok());
+  std::vector<float> out = *all;
+  for (TokenId t : {TokenId{7}, TokenId{11}}) {
+    auto d = (*s)->Decode(t);
+    REQUIRE(d.ok());
+    out.insert(out.end(), d->begin(), d->end());
+  }
+  *stats = (*s)->storage_stats();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gemma4: tiny random models match llama.cpp, chunked prefill equals whole") {
+  const int n = CheckTableGoldens("gemma4-", "make_gemma4_models.py",
+                                  [](const std::string& type, double max_abs) {
+                                    return QuantTypeRelTolerance(type) * max_abs;
+                                  },
+                                  {5, 9, 13, 27, 6, 1, 1, 1, 1});
+  CHECK(n >= 4);
+}
+
+TEST_CASE("gemma4: the per-layer embedding table streams by row under a budget, same logits") {
+  const std::string path = Fixture("q8_0");
+  auto m = Load(path);
+  StorageStats resident_stats, streamed_stats;
+  const auto resident = Run(m, 0, &resident_stats);
+  const uint64_t budget = std::filesystem::file_size(path) * 9 / 10;
+  const auto streamed = Run(m, budget, &streamed_stats);
+  CHECK(streamed_stats.streamed_bytes > 0);
+  REQUIRE(streamed.size() == resident.size());
+  CHECK(streamed == resident);
+
+  // The plan pins the token embeddings first but never the per-layer table.
+  SessionOptions o;
+  o.max_context = 128;
+  o.ram_budget_bytes = budget;
+  o.kv_window = 0;
+  auto plan = PlanDryRun(*m, o);
+  REQUIRE(plan.ok());
+  INFO(plan->json);
+  CHECK(plan->plan.streaming);
+  CHECK(plan->json.find("\"per_layer_token_embd.weight\"") == std::string::npos);
+  CHECK(plan->json.find("\"token_embd.weight\"") != std::string::npos);
+}
+
+TEST_CASE("gemma4: the shared-KV layers read their source's cache (a cache of four layers)") {
+  // Six layers, the last two shared: the session's KV cache holds four layers, so
+  // the dense row (six layers of their own) needs more cache per position.
+  SessionOptions o;
+  o.max_context = 128;
+  o.kv_window = 0;
+  auto shared = PlanDryRun(*Load(Fixture("q8_0")), o);
+  auto dense = PlanDryRun(*Load(Fixture("dense-q8_0")), o);
+  REQUIRE(shared.ok());
+  REQUIRE(dense.ok());
+  // Per position, K+V in f16: sliding layers 2 heads x 32, full 1 x 64 (128 values
+  // each way per layer): four layers hold 4 x 2 x 128 x 2 bytes, six hold 6 x ...
+  CHECK(shared->plan.kv_bytes * 6 == dense->plan.kv_bytes * 4);
+}
