@@ -228,6 +228,14 @@ absl::StatusOr<Shapes> MoeFfn(const Op& op, const In& in) {
       return Mismatch(op, "shared expert weights do not match [Fs, E] / [E, Fs]");
   }
   if (in.size() > 9 && in[9] && *in[9] != Shape{E}) return Mismatch(op, "shared expert gate is not [E]");
+  // Gemma 4: the router reads its own input (router_x, x's shape) and each expert's
+  // output is scaled by down_scale[e].
+  if (in.size() > 10 && in[10] && *in[10] != x) return Mismatch(op, "router input is not x's shape");
+  if (in.size() > 11 && in[11] && *in[11] != Shape{n}) return Mismatch(op, "down_scale is not [n_expert]");
+  const std::string act = op.Str("act", "silu");
+  if (act != "silu" && act != "gelu")
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (moe_ffn): act '", act,
+                                                   "' is not silu or gelu"));
   const int64_t k = op.Int("n_expert_used");
   if (k < 1 || k > n) return Mismatch(op, absl::StrCat("n_expert_used ", k, " outside 1..", n));
   const std::string g = op.Str("gating");
@@ -268,8 +276,9 @@ const std::vector<OpSchema>& Table() {
       {"output_rows",  1,  1,  1,  {},                                             OutputRows},
       {"norm_linear",  3,  10, -8, {{"eps", K::kFloat, true}, {"act", K::kString, false}},
                                                                                    NormLinear},
-      {"moe_ffn",      5,  10, 1,  {{"n_expert_used", K::kInt, true}, {"gating", K::kString, true},
-                                    {"norm_w", K::kInt, false}, {"w_scale", K::kFloat, false}},
+      {"moe_ffn",      5,  12, 1,  {{"n_expert_used", K::kInt, true}, {"gating", K::kString, true},
+                                    {"norm_w", K::kInt, false}, {"w_scale", K::kFloat, false},
+                                    {"act", K::kString, false}},
                                                                                    MoeFfn},
   };
   return kOps;

@@ -19,9 +19,13 @@
 //     adds proj(gelu(inp_gate x) * its slice), RMSNorm'd by blk.il.post_norm. The table
 //     is read by row, so under a budget it streams (storage/plan.cpp: never pinned);
 //   - blk.il.layer_output_scale (one element) multiplies the layer's output;
-//   - final_logit_softcapping (llama.cpp's default 30 when the key is absent).
-// Mixture-of-experts layers (26B-A4B: blk.il.ffn_gate_inp) are not supported yet and
-// fail by name.
+//   - final_logit_softcapping (llama.cpp's default 30 when the key is absent);
+//   - mixture-of-experts layers (26B-A4B: where blk.il.ffn_gate_inp exists): the dense
+//     FFN as a shared expert (ffn_norm in, post_ffw_norm_1 out) plus the routed experts
+//     (pre_ffw_norm_2 in, post_ffw_norm_2 out; GELU, softmax top-k renormalised, each
+//     expert's output times ffn_down_exps.scale), the router reading its own input
+//     rms_norm(x) / sqrt(n_embd) * ffn_gate_inp.scale; their sum goes to post_ffw_norm.
+//     Fused gate|up expert banks (ffn_gate_up_exps) are refused by name.
 #include <cmath>
 
 #include "models/decoder.h"
@@ -130,10 +134,17 @@ class Gemma4Graph {
     ple_ = *per_layer;
     if (ple_ < 0)
       return absl::InvalidArgumentError(StrCat(s_.hparams.origin(), "embedding_length_per_layer_input = ", ple_));
-    for (int il = 0; il < s_.n_layer; ++il)
-      if (s_.Find(P(il, "ffn_gate_inp.weight")))
-        return absl::UnimplementedError(StrCat(s_.file, ": gemma4 mixture-of-experts layers (blk.", il,
-                                               ".ffn_gate_inp, the 26B-A4B model) are not supported yet"));
+    for (int il = 0; il < s_.n_layer; ++il) {
+      if (s_.Find(P(il, "ffn_gate_up_exps.weight")))
+        return absl::UnimplementedError(StrCat(s_.file, ": tensor blk.", il, ".ffn_gate_up_exps (fused gate|up expert "
+                                               "banks) is not supported yet; convert without fusing them"));
+      if (s_.Find(P(il, "ffn_gate_inp.weight")) &&
+          (s_.n_expert <= 0 || s_.n_expert_used <= 0 || s_.n_expert_used > s_.n_expert || s_.n_ff_exp <= 0))
+        return absl::InvalidArgumentError(StrCat(s_.hparams.origin(), "expert_count ", s_.n_expert,
+                                                 ", expert_used_count ", s_.n_expert_used,
+                                                 ", expert_feed_forward_length ", s_.n_ff_exp,
+                                                 " do not describe the experts of layer ", il));
+    }
 
     const std::string tokens = b_.Input("tokens", TensorType::I32, {ir::kDimTokens});
     positions_ = b_.Input("positions", TensorType::I32, {ir::kDimTokens});
@@ -226,6 +237,26 @@ class Gemma4Graph {
     return Linear(o, P(il, "attn_output.weight"), E, nq, P(il, "attn_out"));
   }
 
+  // The routed experts of an MoE layer on the attention block's output.
+  std::string Experts(int il, const std::string& attn_out) {
+    const int64_t E = s_.n_embd, N = s_.n_expert, F = s_.n_ff_exp;
+    std::string in = Norm(attn_out, P(il, "pre_ffw_norm_2"), P(il, "ffn_norm_2"), E);
+    std::string r = b_.Op("rms_norm", {attn_out}, P(il, "router_normed"), {{"eps", s_.rms_eps}});
+    r = b_.Op("scale", {r}, P(il, "router_scaled"),
+              {{"scale", static_cast<double>(1.0f / std::sqrt(static_cast<float>(E)))}});
+    r = b_.Op("mul", {r, b_.Weight(P(il, "ffn_gate_inp.scale"), {E})}, P(il, "router_in"));
+    std::string moe = b_.Op("moe_ffn",
+                            {in, b_.Weight(P(il, "ffn_gate_inp.weight"), {N, E}),
+                             b_.Weight(P(il, "ffn_up_exps.weight"), {N, F, E}),
+                             b_.Weight(P(il, "ffn_gate_exps.weight"), {N, F, E}),
+                             b_.Weight(P(il, "ffn_down_exps.weight"), {N, E, F}), "", "", "", "", "", r,
+                             b_.OptionalWeight(P(il, "ffn_down_exps.scale"), {N})},
+                            P(il, "ffn_moe_out"),
+                            {{"n_expert_used", s_.n_expert_used}, {"gating", std::string("softmax")},
+                             {"norm_w", int64_t{1}}, {"act", std::string("gelu")}});
+    return Norm(moe, P(il, "post_ffw_norm_2"), P(il, "ffn_moe"), E);
+  }
+
   std::string Layer(int il, const std::string& x) {
     const Gemma4Layer& l = layers_[il];
     const int64_t E = s_.n_embd, F = l.n_ff;
@@ -238,6 +269,8 @@ class Gemma4Graph {
     std::string up = Linear(h, P(il, "ffn_up.weight"), F, E, P(il, "ffn_up"));
     h = b_.Op("geglu", {gate, up}, P(il, "ffn_act"));
     h = Linear(h, P(il, "ffn_down.weight"), E, F, P(il, "ffn_out"));
+    if (s_.Find(P(il, "ffn_gate_inp.weight"))) h = b_.Op("add", {Norm(h, P(il, "post_ffw_norm_1"), P(il, "ffn_mlp"), E),
+                                                               Experts(il, attn_out)}, P(il, "ffn_moe_combined"));
     h = Norm(h, P(il, "post_ffw_norm"), P(il, "ffn_post"), E);
     std::string out = b_.Op("add", {h, attn_out}, P(il, "ffn_res"));
     if (ple_ > 0) {

@@ -106,3 +106,14 @@ TEST_CASE("gemma4: the shared-KV layers read their source's cache (a cache of fo
   // each way per layer): four layers hold 4 x 2 x 128 x 2 bytes, six hold 6 x ...
   CHECK(shared->plan.kv_bytes * 6 == dense->plan.kv_bytes * 4);
 }
+
+TEST_CASE("gemma4: the mixture-of-experts layers stream their experts under a budget, same logits") {
+  const std::string path = Fixture("moe-q8_0");
+  auto m = Load(path);
+  StorageStats resident_stats, streamed_stats;
+  const auto resident = Run(m, 0, &resident_stats);
+  const auto streamed = Run(m, std::filesystem::file_size(path) * 7 / 10, &streamed_stats);
+  CHECK(streamed_stats.streamed_bytes > 0);
+  REQUIRE(streamed.size() == resident.size());
+  CHECK(streamed == resident);
+}

@@ -53,6 +53,9 @@ absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
   }
   for (size_t k = 1; k <= 4; ++k)
     if (!bound(k)) return absl::InvalidArgumentError(StrCat("op '", op.name, "': missing ", kRole[k]));
+  if (in.size() > 11 && in[11] >= 0 && (!bound(11) || bound(11)->type != TensorType::F32))
+    return absl::UnimplementedError(StrCat("op '", op.name, "': down_scale ", op.inputs[11], " must be an F32 weight"));
+  p->gelu = op.Str("act", "silu") == "gelu";
   p->n_expert = bound(1)->shape[0];
   p->n_expert_used = op.Int("n_expert_used");
   p->gating = op.Str("gating") == "sigmoid" ? MoeGating::kSigmoid : MoeGating::kSoftmax;
@@ -111,6 +114,7 @@ namespace {
 // attention compute. A wrong guess costs reads, never results: the next layer routes
 // on its own input and acquires what it needs.
 void PrefetchNextLayer(const MoeParams& p, const MoeWeights& w, const float* x) {
+  if (w.router_x) x = w.router_x;
   ExpertCache& c = *w.cache;
   const uint64_t step = w.up_exps->offset;
   c.NoteStep(step, {*w.gate_inp, *w.up_exps, *w.gate_exps, *w.down_exps});
@@ -149,7 +153,7 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
     return absl::InvalidArgumentError(StrCat("moe: expert_used_count ", k, " outside 1..", n));
   // Router: logits [T, n_expert] -> probabilities -> selection and weights.
   std::vector<float> probs(static_cast<size_t>(T * n));
-  if (auto st = Mm(*w.gate_inp, x, T, probs.data(), pool); !st.ok()) return st;
+  if (auto st = Mm(*w.gate_inp, w.router_x ? w.router_x : x, T, probs.data(), pool); !st.ok()) return st;
   MoeGate(p.gating, probs.data(), T, n);
   std::vector<int32_t> sel(static_cast<size_t>(T * k));
   std::vector<float> wt(static_cast<size_t>(T * k));
@@ -208,8 +212,12 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
       }
       if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
       if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
-      Swiglu(gate.data(), up.data(), m * F, gate.data());
+      (p.gelu ? Geglu : Swiglu)(gate.data(), up.data(), m * F, gate.data());
       if (auto st = Mm(sd, gate.data(), m, down.data(), pool); !st.ok()) return st;
+      if (w.down_scale) {  // ggml_mul by the selected experts' scales, before the weights
+        const float s = w.down_scale[e];
+        for (float& v : down) v *= s;
+      }
       for (int64_t i = 0; i < m; ++i) std::copy_n(down.data() + i * E, E, out.data() + r[i] * E);
     }
     e0 = e1;

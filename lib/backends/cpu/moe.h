@@ -1,11 +1,12 @@
 // Mixture-of-experts feed-forward (the IR op "moe_ffn"), as llama.cpp's
 // llm_graph_context::build_moe_ffn computes it on the CPU:
 //
-//   logits[t]  = gate_inp . x[t]                            [n_expert]  (ggml_mul_mat)
+//   logits[t]  = gate_inp . rx[t]                           [n_expert]  (ggml_mul_mat; rx = router_x or x)
 //   probs[t]   = softmax(logits[t]) | sigmoid(logits[t])    [n_expert]
 //   sel[t]     = argsort_desc(probs[t] (+ exp_probs_b))[:k]  [k]        (ggml_argsort_top_k)
 //   w[t]       = probs[t][sel[t]]; if norm_w: w /= max(sum(w), 2^-14); if w_scale: w *= w_scale
-//   y[t]       = sum_{j=0..k-1, in order} w[t][j] * down_e(silu(gate_e x[t]) * up_e x[t]),  e = sel[t][j]
+//   y[t]       = sum_{j=0..k-1, in order} w[t][j] * (s_e * down_e(act(gate_e x[t]) * up_e x[t])),  e = sel[t][j]
+//                (act silu or gelu; s_e = down_scale[e], 1 without it: Gemma 4's per-expert scale)
 //   (+ shared expert: y[t] += ffn_shexp(x[t]) * sigmoid(gate_inp_shexp . x[t]))
 //
 // Experts are packed banks [n_expert, rows, cols] (GGUF ffn_{gate,up,down}_exps,
@@ -44,6 +45,7 @@ struct MoeParams {
   MoeGating gating = MoeGating::kSoftmax;
   bool norm_w = false;   // renormalise the selected weights to sum 1
   float w_scale = 0;     // multiply the weights (0 or 1 = none)
+  bool gelu = false;     // experts' activation: GELU (Gemma 4) instead of SiLU
 };
 
 struct MoeWeights {
@@ -56,6 +58,8 @@ struct MoeWeights {
   const BoundWeight* gate_shexp = nullptr;   // [Fs, E]
   const BoundWeight* down_shexp = nullptr;   // [E, Fs]
   const BoundWeight* gate_inp_shexp = nullptr;  // [E]: sigmoid gate of the shared expert, optional
+  const float* router_x = nullptr;           // [T, E]: the router's input, optional (else x)
+  const float* down_scale = nullptr;         // [n_expert]: each expert's output scale, optional
   // When set, expert slices come from this LRU (read from the banks' files) instead
   // of the banks' `data`: the routed experts are acquired in index (= file-offset)
   // order, in as few groups as fit the capacity (one for a decode step).

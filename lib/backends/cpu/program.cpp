@@ -488,8 +488,10 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
           if (source) ws[k].data = source->Resident(*weight_[s.in[k]]);
           return &ws[k];
         };
-        MoeWeights mw{W(1), W(2), W(3), W(4), s.in.size() > 5 && s.in[5] >= 0 ? F(s.in[5]) : nullptr,
-                      W(6), W(7), W(8), W(9)};
+        auto opt = [&](size_t k) { return s.in.size() > k && s.in[k] >= 0 ? F(s.in[k]) : nullptr; };
+        MoeWeights mw{W(1), W(2), W(3), W(4), opt(5), W(6), W(7), W(8), W(9)};
+        mw.router_x = opt(10);
+        mw.down_scale = opt(11);
         if (source && !(mw.up_exps->data && mw.gate_exps->data && mw.down_exps->data)) mw.cache = source->Experts();
         st = MoeFfn(WithTopK(s.moe, ctx.moe_top_k), mw, F(s.in[0]), n / cols, y, pool);
         break;

@@ -254,7 +254,8 @@ void AttentionRef(const ir::Op& op, KvCache& cache, const float* q, const float*
 // moe_ffn as docs/moe.md defines it: route each row to its top-k experts (ties to
 // the lower index), y = sum_j w_j down_e(silu(gate_e x) * up_e x) (+ the shared expert).
 absl::Status MoeRef(const ir::Op& op, const std::vector<const BoundWeight*>& w, const float* bias, int64_t top_k,
-                    const float* x, int64_t T, float* y) {
+                    const float* x, const float* router_x, const float* down_scale, int64_t T, float* y) {
+  const bool gelu = op.Str("act", "silu") == "gelu";
   const BoundWeight &router = *w[1], &up = *w[2], &gate = *w[3], &down = *w[4];
   const int64_t n = router.shape[0], E = up.shape[2], F = up.shape[1];
   int64_t k = op.Int("n_expert_used");
@@ -262,7 +263,7 @@ absl::Status MoeRef(const ir::Op& op, const std::vector<const BoundWeight*>& w, 
   const bool sigmoid = op.Str("gating") == "sigmoid", norm_w = op.Int("norm_w", 0) != 0;
   const double w_scale = op.Float("w_scale", 0.0);
   Vec logits(static_cast<size_t>(T * n)), hu(F), hg(F), hd(E);
-  if (auto st = MatMulRef(router, x, T, logits.data()); !st.ok()) return st;
+  if (auto st = MatMulRef(router, router_x ? router_x : x, T, logits.data()); !st.ok()) return st;
   for (int64_t t = 0; t < T; ++t) {
     std::vector<double> p(logits.begin() + t * n, logits.begin() + (t + 1) * n);
     if (sigmoid) {
@@ -286,9 +287,10 @@ absl::Status MoeRef(const ir::Op& op, const std::vector<const BoundWeight*>& w, 
       if (w_scale != 0.0) wj *= w_scale;
       if (auto st = MatMulRef(ExpertView(up, idx[j]), xt, 1, hu.data()); !st.ok()) return st;
       if (auto st = MatMulRef(ExpertView(gate, idx[j]), xt, 1, hg.data()); !st.ok()) return st;
-      for (int64_t i = 0; i < F; ++i) hg[i] = static_cast<float>(SiluRef(hg[i]) * hu[i]);
+      for (int64_t i = 0; i < F; ++i) hg[i] = static_cast<float>((gelu ? GeluRef(hg[i]) : SiluRef(hg[i])) * hu[i]);
       if (auto st = MatMulRef(ExpertView(down, idx[j]), hg.data(), 1, hd.data()); !st.ok()) return st;
-      for (int64_t c = 0; c < E; ++c) yt[c] = static_cast<float>(yt[c] + wj * hd[c]);
+      const double s = down_scale ? down_scale[idx[j]] : 1.0;
+      for (int64_t c = 0; c < E; ++c) yt[c] = static_cast<float>(yt[c] + wj * (s * hd[c]));
     }
     if (w.size() <= 8 || !w[6]) continue;
     const int64_t Fs = w[6]->shape[0];
@@ -500,7 +502,7 @@ absl::Status ReferenceProgram::RunStep(const Step& s, std::vector<Vec>& buf, con
   } else if (type == "moe_ffn") {
     std::vector<const BoundWeight*> w(10, nullptr);
     for (size_t k = 1; k < 10; ++k) w[k] = k == 5 ? nullptr : W(k);
-    return MoeRef(op, w, F(5), ctx.moe_top_k, F(0), n / cols, y);
+    return MoeRef(op, w, F(5), ctx.moe_top_k, F(0), F(10), F(11), n / cols, y);
   } else {
     return absl::UnimplementedError(StrCat("no reference implementation of ", type));
   }

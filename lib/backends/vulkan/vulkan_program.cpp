@@ -229,6 +229,10 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
     if (!Supports(op.type))
       return absl::UnimplementedError(
           StrCat("op '", op.name, "' (", op.type, ") is not implemented on the Vulkan backend yet"));
+    if (op.type == "moe_ffn" && (op.inputs.size() > 10 || op.Str("act", "silu") != "silu"))
+      return absl::UnimplementedError(StrCat("op '", op.name, "' (moe_ffn with a router input of its own, per-expert "
+                                             "scales or GELU experts: Gemma 4) is not implemented on the Vulkan "
+                                             "backend yet"));
     Step s;
     s.op = &op;
     for (const auto& n : op.inputs) s.in.push_back(n.empty() ? -1 : slot[n]);
