@@ -26,6 +26,7 @@ constexpr Family kFamilies[] = {
      "gemma2", "gelu_tanh", ReadGemma2Hf},
     {"gemma4",   BuildGemma4,  "gemma3 + per-type head sizes and RoPE (proportional on full layers), shared-KV "
                                "layers, per-layer embeddings, weightless V norm, layer output scale, final soft-cap"},
+    {"gemma4-assistant", BuildGemma4Assistant, "Gemma 4's query-only drafter: loads only as a gemma4 model's draft"},
     {"phi3",     BuildPhi3,    "fused QKV, fused gate|up SwiGLU, RoPE neox with LongRoPE factors, Q pre-scale",
      "phi3", "silu", ReadPhi3Hf},
     {"gpt2",     BuildGpt2,    "learned positions, LayerNorm + biases, fused QKV, GELU MLP, no RoPE",

@@ -61,6 +61,7 @@ absl::StatusOr<ir::Graph> BuildQwen3(const ModelSpec& spec);      // qwen.cpp
 absl::StatusOr<ir::Graph> BuildGemma(const ModelSpec& spec);      // gemma.cpp
 absl::StatusOr<ir::Graph> BuildGemma2(const ModelSpec& spec);     // gemma.cpp
 absl::StatusOr<ir::Graph> BuildGemma4(const ModelSpec& spec);     // gemma4.cpp
+absl::StatusOr<ir::Graph> BuildGemma4Assistant(const ModelSpec& spec);  // gemma4.cpp: refuses (a drafter only)
 absl::StatusOr<ir::Graph> BuildPhi3(const ModelSpec& spec);       // phi3.cpp
 absl::StatusOr<ir::Graph> BuildGpt2(const ModelSpec& spec);       // gpt2.cpp
 absl::StatusOr<ir::Graph> BuildSmolLM3(const ModelSpec& spec);    // llama_like.cpp

@@ -297,6 +297,15 @@ class Gemma4Graph {
 
 }  // namespace
 
+absl::StatusOr<ir::Graph> BuildGemma4Assistant(const ModelSpec& s) {
+  // The assistant has no K/V projections and reads its target's cache and hidden
+  // state: it cannot run as a model of its own (llama.cpp loads it only as the MTP
+  // context of a gemma4 target too).
+  return absl::FailedPreconditionError(StrCat(
+      s.file, ": a gemma4-assistant file is a drafter for a gemma4 model (it reads the target's KV cache and "
+              "hidden state); it cannot load as the main model. Load the gemma4 model and pass this file as its draft"));
+}
+
 absl::StatusOr<ir::Graph> BuildGemma4(const ModelSpec& s) {
   auto layers = ReadLayers(s);
   if (!layers.ok()) return layers.status();

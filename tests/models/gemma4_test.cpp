@@ -117,3 +117,14 @@ TEST_CASE("gemma4: the mixture-of-experts layers stream their experts under a bu
   REQUIRE(streamed.size() == resident.size());
   CHECK(streamed == resident);
 }
+
+TEST_CASE("gemma4-assistant: loading the drafter as the main model is a named error") {
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/gemma4-assistant/f32.gguf";
+  if (!std::filesystem::exists(path)) FAIL("missing " << path << " (run tests/fixtures/make_gemma4_assistant_models.py)");
+  auto m = Model::Load(path);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(m.status().message()),
+             Catch::Contains("gemma4-assistant file is a drafter for a gemma4 model") &&
+                 Catch::Contains("cannot load as the main model") && Catch::Contains(path));
+}
