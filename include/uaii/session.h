@@ -155,6 +155,13 @@ class Session {
   // 262144 logits are 1 MiB). On error *logits is unspecified.
   absl::Status EvalInto(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits = false);
   absl::Status DecodeInto(TokenId token, std::vector<float>* logits) { return EvalInto({&token, 1}, logits); }
+  // EvalInto that also writes the model's hidden state for the same rows into *hidden
+  // ([rows, n_embd]: the head's input after the final norm, what a drafter such as the
+  // gemma4 assistant continues from; docs/speculative.md). FailedPrecondition when the
+  // model's graph declares no hidden output (gemma4 does) or the device's backend does
+  // not return it (the CPU does).
+  absl::Status EvalWithHidden(std::span<const TokenId> tokens, std::vector<float>* logits,
+                              std::vector<float>* hidden, bool all_logits = false);
 
   int64_t n_past() const;
   // The device that runs this session ("cpu", "vulkan:0"): what SessionOptions::device resolved to.

@@ -62,6 +62,10 @@ struct RunContext {
   int64_t moe_top_k = 0;                      // moe_ffn experts per token, 0: the file's (exact)
   runtime::StepProfile* profile = nullptr;    // per-step timings, null: off
   Workspace* workspace = nullptr;             // this program's NewWorkspace(); null: the run makes its own
+  // The graph's "hidden" output (the rows the head reads: the post-final-norm hidden
+  // state a drafter continues from, docs/speculative.md), [rows, n_hidden], written
+  // here when set: one sequence only, and only graphs that declare it (gemma4).
+  std::vector<float>* hidden = nullptr;
 };
 
 // One sequence's part of a batched forward pass (Program::RunBatch): its tokens at its

@@ -153,13 +153,15 @@ class Gemma4Graph {
     if (ple_ > 0) PerLayerInputs(tokens, x);
     for (int il = 0; il < s_.n_layer; ++il) x = Layer(il, x);
     std::string rows = b_.Op("output_rows", {x}, "result_rows");
-    std::string h = Norm(rows, "output_norm", "result_norm", s_.n_embd);
+    // The head's input is also the graph's "hidden" output: the post-final-norm state
+    // a drafter (the gemma4 assistant, an MTP head) continues from.
+    std::string h = Norm(rows, "output_norm", "hidden", s_.n_embd);
     std::string head = b_.OptionalWeight("output.weight", {s_.n_vocab, s_.n_embd});
     if (head.empty()) head = b_.Weight("token_embd.weight");
     h = b_.Op("matmul", {h, head}, *cap > 0 ? "logits_raw" : "logits");
     if (*cap > 0) b_.Op("softcap", {h}, "logits", {{"cap", *cap}});
     b_.Meta("architecture", s_.arch);
-    return b_.Finish({"logits"});
+    return b_.Finish({"logits", "hidden"});
   }
 
  private:

@@ -217,6 +217,11 @@ absl::StatusOr<std::vector<float>> Session::Eval(std::span<const TokenId> tokens
 }
 
 absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<float>* logits, bool all_logits) {
+  return EvalWithHidden(tokens, logits, nullptr, all_logits);
+}
+
+absl::Status Session::EvalWithHidden(std::span<const TokenId> tokens, std::vector<float>* logits,
+                                     std::vector<float>* hidden, bool all_logits) {
   Impl& s = *impl_;
   const int64_t n = static_cast<int64_t>(tokens.size());
   if (logits == nullptr) return absl::InvalidArgumentError("Session::EvalInto: null logits vector");
@@ -234,6 +239,8 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
   ctx.workspace = s.workspace.get();
   const uint64_t expert_bytes0 = s.storage ? s.storage->expert_stats().bytes_read : 0;
   bool first_rows = true;  // the first chunk with output rows writes *logits itself
+  std::vector<float> hidden_rows;  // one chunk's (RunContext::hidden)
+  if (hidden) hidden->clear();
   for (int64_t off = 0; off < n; off += s.opts.prefill_chunk) {
     const int64_t T = std::min(s.opts.prefill_chunk, n - off);
     std::vector<int32_t>& pos = s.pos;
@@ -247,7 +254,10 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
       rows.push_back(T - 1);
     std::vector<float> out;
     auto run = [&](const std::vector<int64_t>& want, std::vector<float>* into) {
-      if (s.batcher)
+      // Hidden states only for the rows asked for (not a chunk's dropped last row);
+      // the step batcher, which merges sessions' passes, returns none: run alone.
+      ctx.hidden = hidden && !rows.empty() ? &hidden_rows : nullptr;
+      if (s.batcher && !ctx.hidden)
         return s.batcher->Run({s.program, {tokens.data() + off, pos.data(), T, &want, s.cache.get(), into},
                                ctx.moe_top_k, ctx.weights, this});
       return s.program->Run(tokens.data() + off, pos.data(), T, want, *s.cache, ctx, into);
@@ -261,6 +271,13 @@ absl::Status Session::EvalInto(std::span<const TokenId> tokens, std::vector<floa
       st = run(rows, first_rows ? logits : &out);
       if (!first_rows) logits->insert(logits->end(), out.begin(), out.end());
       first_rows = false;
+      if (st.ok() && hidden) {
+        if (hidden_rows.empty())
+          st = absl::FailedPreconditionError(StrCat("Session::EvalWithHidden: the ", device(),
+                                                    " backend returns no hidden state for this model"));
+        hidden->insert(hidden->end(), hidden_rows.begin(), hidden_rows.end());
+        hidden_rows.clear();
+      }
     }
     if (!st.ok()) {
       s.cache->Clear(start);

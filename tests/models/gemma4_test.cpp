@@ -128,3 +128,46 @@ TEST_CASE("gemma4-assistant: loading the drafter as the main model is a named er
              Catch::Contains("gemma4-assistant file is a drafter for a gemma4 model") &&
                  Catch::Contains("cannot load as the main model") && Catch::Contains(path));
 }
+
+// The hidden state a drafter continues from (Session::EvalWithHidden): the target's
+// post-final-norm rows against llama.cpp's (embeddings_nextn), which the assistant
+// oracle records for every prompt position (tests/oracles/llamacpp_gemma4_assistant.py).
+TEST_CASE("gemma4: the hidden-state rows equal llama.cpp's, for every prompt position") {
+  int checked = 0;
+  for (const char* type : {"f32", "q8_0", "q4_0"}) {
+    const std::string golden = GoldenDir() + "/assistant-gemma4-" + type + ".json";
+    simdjson::dom::parser parser;
+    auto doc = parser.load(golden);
+    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const auto prompt = Ints(doc["prompt_tokens"]);
+    const int64_t width = int64_t(doc["n_embd_out"]);
+    const double scale = double(doc["target_h_scale"]);
+    const auto want = I16FromZlibB64(std::string_view(doc["target_h_i16_zlib_b64"]), prompt.size() * width, scale);
+    auto m = Load(std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["target_file"])));
+    auto s = NewSession(m, 256);
+    std::vector<float> logits, hidden;
+    REQUIRE(s->EvalWithHidden(prompt, &logits, &hidden, /*all_logits=*/true).ok());
+    REQUIRE(hidden.size() == want.size());
+    CHECK(logits.size() == prompt.size() * static_cast<size_t>(m->info().n_vocab));
+    double max_diff = 0, max_abs = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      max_abs = std::max(max_abs, double(std::fabs(want[i])));
+      max_diff = std::max(max_diff, double(std::fabs(hidden[i] - want[i])));
+    }
+    const double limit = QuantTypeRelTolerance(type) * max_abs + 0.5 / scale;
+    std::printf("gemma4 hidden %-5s max |dh| = %.6f (max |h| %.3f, tolerance %.4f)\n", type, max_diff, max_abs, limit);
+    CHECK(max_diff <= limit);
+    // Only the last row when not all rows are asked for, as the logits.
+    s->Truncate(0);
+    REQUIRE(s->EvalWithHidden(prompt, &logits, &hidden).ok());
+    REQUIRE(hidden.size() == static_cast<size_t>(width));
+    ++checked;
+  }
+  CHECK(checked == 3);
+  // A graph without the output: a named error, not an empty vector.
+  auto dense = Load(std::string(UAII_FIXTURE_DIR) + "/tiny/tiny-llama-q8_0.gguf");
+  std::vector<float> logits, hidden;
+  const auto st = NewSession(dense, 64)->EvalWithHidden(std::vector<TokenId>{1, 2, 3}, &logits, &hidden);
+  CHECK(st.code() == absl::StatusCode::kFailedPrecondition);
+  CHECK_THAT(std::string(st.message()), Catch::Contains("no hidden-state output"));
+}

@@ -1,5 +1,6 @@
 #include "backends/cpu/program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -124,6 +125,8 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
   ex->positions_slot_ = *pos;
   ex->logits_slot_ = *logits;
   ex->out_cols_ = ex->shapes_[*logits].back();
+  if (std::find(g.outputs.begin(), g.outputs.end(), "hidden") != g.outputs.end() && slot.count("hidden"))
+    ex->hidden_slot_ = slot["hidden"];
 
   for (size_t oi : *order) {
     const ir::Op& op = g.ops[oi];
@@ -301,6 +304,9 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
   ThreadPool* const pool = ctx.pool;
   runtime::WeightSource* const source = ctx.weights;
   if (seqs.empty()) return absl::InvalidArgumentError("CPU program: a batch of no sequences");
+  if (ctx.hidden && (hidden_slot_ < 0 || seqs.size() > 1))
+    return absl::FailedPreconditionError(hidden_slot_ < 0 ? "CPU program: the graph has no hidden-state output"
+                                                          : "CPU program: hidden states of a batch of sequences");
   for (size_t i = 0; i < seqs.size(); ++i) {
     const SequenceRun& q = seqs[i];
     if (q.T <= 0 || q.tokens == nullptr || q.positions == nullptr || q.rows == nullptr || q.cache == nullptr ||
@@ -544,6 +550,10 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
   if (!logits_direct_) {  // an aliased logits slot: copied out of the arena
     const float* logits = A(logits_slot_);
     out->assign(logits, logits + numel(logits_slot_));
+  }
+  if (ctx.hidden) {
+    const float* h = A(hidden_slot_);
+    ctx.hidden->assign(h, h + numel(hidden_slot_));
   }
   if (seqs.size() > 1) {  // each sequence's rows, in order, from the combined logits
     const float* logits = out->data();
