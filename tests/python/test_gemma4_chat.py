@@ -58,6 +58,30 @@ def test_chat_detects_the_gemma4_syntax(uaii_bin, gemma4_chat, tmp_path):
                                  "can_disable_thinking": True, "tools": True}
 
 
+def test_chat_cli_reply_with_reasoning_and_a_tool_call(uaii_bin, gemma4_chat, tmp_path):
+    """`uaii chat --json`: the thought channel becomes a thinking block, the Gemma 4 call
+    a tool_call block with JSON arguments and an id (a grammar forces the reply)."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"type": "function", "function": {
+        "name": "get_weather", "description": "Weather for a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                       "required": ["city"]}}}]))
+    grammar = tmp_path / "reply.gbnf"
+    grammar.write_text(forced(f"<|channel>thought\nThe user wants the weather.<channel|>"
+                              f"<|tool_call>call:get_weather{{city:{QUOTE}Paris, France{QUOTE},days:3}}<tool_call|>"))
+    p = run_uaii(uaii_bin, "chat", "--model", gemma4_chat, "-p", "Weather in Paris?", "--tools", tools, "--think",
+                 "--grammar", grammar, "--max-tokens", "512", "--threads", "2", "--json")
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, load_schema("chat.schema.json"))
+    blocks = doc["blocks"]
+    assert [b["type"] for b in blocks] == ["thinking", "tool_call"]
+    assert blocks[0]["text"] == "The user wants the weather."
+    assert blocks[1]["name"] == "get_weather"
+    assert json.loads(blocks[1]["arguments"]) == {"city": "Paris, France", "days": 3}
+    assert doc["usage"]["reasoning_tokens"] > 0
+    assert doc["stop_reason"] == "eos"
+
+
 def forced(text):
     """A GBNF grammar whose only sentence is `text`."""
     return "root ::= " + json.dumps(text)
