@@ -178,6 +178,7 @@ class Session {
 
  private:
   struct Impl;
+  friend struct SessionInternals;  // the library's drafters read the KV cache (runtime/session_internals.h)
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

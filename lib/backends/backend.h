@@ -66,6 +66,8 @@ struct RunContext {
   // state a drafter continues from, docs/speculative.md), [rows, n_hidden], written
   // here when set: one sequence only, and only graphs that declare it (gemma4).
   std::vector<float>* hidden = nullptr;
+  // The graph's "hidden_in" input, [T, n_hidden] (a drafter's: the target's hidden rows).
+  const float* hidden_in = nullptr;
 };
 
 // One sequence's part of a batched forward pass (Program::RunBatch): its tokens at its

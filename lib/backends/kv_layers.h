@@ -3,6 +3,8 @@
 // shape; attention(q) alone reads a layer an earlier op owns (Gemma 4's shared-KV
 // layers reuse an earlier layer's keys and values instead of storing their own).
 #pragma once
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +28,29 @@ inline absl::Status CheckSharedKvRead(const ir::Op& op, const std::vector<runtim
                                              " do not fit the KV cache of layer ", layer, " (", kl.n_head_kv,
                                              " heads, key ", kl.head_dim_k, ", value ", kl.head_dim_v, ")"));
   return absl::OkStatus();
+}
+
+// A drafter's graph attends over another model's KV cache (the gemma4 assistant over
+// its target's): its metadata "kv_external" lists those layers as
+// "layer:kv_heads:key_dim:value_dim" separated by ';'. Into `layers` (index = layer);
+// false when the entry is malformed.
+inline bool ReadExternalKvLayers(const ir::Graph& g, std::vector<runtime::KvLayerShape>* layers) {
+  for (const auto& [key, value] : g.metadata) {
+    if (key != "kv_external") continue;
+    size_t at = 0;
+    while (at < value.size()) {
+      size_t end = value.find(';', at);
+      if (end == std::string::npos) end = value.size();
+      long long l = -1, h = 0, dk = 0, dv = 0;
+      if (std::sscanf(value.substr(at, end - at).c_str(), "%lld:%lld:%lld:%lld", &l, &h, &dk, &dv) != 4 || l < 0 ||
+          l > 4096 || h <= 0 || dk <= 0 || dv <= 0)
+        return false;
+      if (layers->size() <= static_cast<size_t>(l)) layers->resize(static_cast<size_t>(l) + 1);
+      (*layers)[static_cast<size_t>(l)] = runtime::KvLayerShape{h, dk, dv};
+      at = end + 1;
+    }
+  }
+  return true;
 }
 
 }  // namespace uaii::backends

@@ -77,6 +77,18 @@ absl::StatusOr<Shapes> Slice(const Op& op, const In& in) {
   return Shapes{y};
 }
 
+// Concatenation along the last dimension: [..., n1] ++ [..., n2] -> [..., n1 + n2]
+// (the gemma4 assistant's [target embedding, hidden] input).
+absl::StatusOr<Shapes> Concat(const Op& op, const In& in) {
+  const Shape &a = *in[0], &b = *in[1];
+  if (a.empty() || a.size() != b.size() || !std::equal(a.begin(), a.end() - 1, b.begin()))
+    return Mismatch(op, absl::StrCat("operands ", ShapeString(a), " and ", ShapeString(b),
+                                     " differ outside their last dimension"));
+  Shape y = a;
+  y.back() += b.back();
+  return Shapes{y};
+}
+
 // Fused gated unit on one input: [..., 2n] -> [..., n], act(first half) * second half.
 absl::StatusOr<Shapes> GatedFused(const Op& op, const In& in) {
   const Shape& x = *in[0];
@@ -253,6 +265,7 @@ const std::vector<OpSchema>& Table() {
       {"rms_norm",     1,  2,  1,  {{"eps", K::kFloat, true}},                     RmsNorm},
       {"layer_norm",   1,  3,  1,  {{"eps", K::kFloat, true}},                     LayerNorm},
       {"slice",        1,  1,  1,  {{"begin", K::kInt, true}, {"size", K::kInt, true}}, Slice},
+      {"concat",       2,  2,  1,  {},                                             Concat},
       {"swiglu_fused", 1,  1,  1,  {},                                             GatedFused},
       {"matmul",       2,  2,  1,  {},                                             MatMul},
       {"add",          2,  2,  1,  {},                                             Binary},

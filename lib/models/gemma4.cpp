@@ -28,6 +28,8 @@
 //     Fused gate|up expert banks (ffn_gate_up_exps) are refused by name.
 #include <cmath>
 
+#include "models/gemma4.h"
+
 #include "models/decoder.h"
 #include "models/families.h"
 #include "models/graph_builder.h"
@@ -35,12 +37,6 @@
 
 namespace uaii::models {
 namespace {
-
-struct Gemma4Layer {
-  bool swa = false;
-  int64_t n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0, n_ff = 0;
-  int kv_layer = 0;  // the layer whose K/V cache it attends over (itself unless shared)
-};
 
 // A per-layer integer: the key's array entry, or its scalar for every layer.
 absl::StatusOr<std::vector<int64_t>> PerLayer(const ModelSpec& s, const std::string& key, int64_t dflt) {
@@ -57,7 +53,9 @@ absl::StatusOr<std::vector<int64_t>> PerLayer(const ModelSpec& s, const std::str
   return std::vector<int64_t>(static_cast<size_t>(s.n_layer), *v);
 }
 
-absl::StatusOr<std::vector<Gemma4Layer>> ReadLayers(const ModelSpec& s) {
+}  // namespace
+
+absl::StatusOr<std::vector<Gemma4Layer>> ReadGemma4Layers(const ModelSpec& s) {
   const std::string pattern = "attention.sliding_window_pattern";
   if (!s.hparams.IsArray(pattern))
     return absl::InvalidArgumentError(StrCat(s.hparams.origin(), pattern, " is missing or not a per-layer array"));
@@ -115,6 +113,8 @@ absl::StatusOr<std::vector<Gemma4Layer>> ReadLayers(const ModelSpec& s) {
   }
   return layers;
 }
+
+namespace {
 
 class Gemma4Graph {
  public:
@@ -309,7 +309,7 @@ absl::StatusOr<ir::Graph> BuildGemma4Assistant(const ModelSpec& s) {
 }
 
 absl::StatusOr<ir::Graph> BuildGemma4(const ModelSpec& s) {
-  auto layers = ReadLayers(s);
+  auto layers = ReadGemma4Layers(s);
   if (!layers.ok()) return layers.status();
   return Gemma4Graph(s, *std::move(layers)).Build();
 }

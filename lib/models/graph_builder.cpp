@@ -39,6 +39,22 @@ std::string GraphBuilder::Weight(const std::string& name, const ir::Shape& shape
   return name;
 }
 
+std::string GraphBuilder::ExternalWeight(const ModelSpec& other, const std::string& name, const ir::Shape& shape) {
+  const std::string as = StrCat(other.arch, ":", name);
+  if (index_.count(as)) return as;
+  const SpecTensor* t = other.Find(name);
+  if (!t) {
+    if (status_.ok()) status_ = absl::NotFoundError(StrCat(other.file, ": tensor ", name, " is missing"));
+    return as;
+  }
+  if (t->shape != shape && status_.ok())
+    status_ = absl::InvalidArgumentError(StrCat(other.file, ": tensor ", name, " has shape ", ir::ShapeString(t->shape),
+                                                ", expected ", ir::ShapeString(shape)));
+  index_[as] = graph_.tensors.size();
+  graph_.tensors.push_back({as, t->dtype, t->shape, ir::TensorRef{other.file, name, t->offset, t->bytes}});
+  return as;
+}
+
 std::string GraphBuilder::Input(const std::string& name, TensorType dtype, ir::Shape shape) {
   index_[name] = graph_.tensors.size();
   graph_.tensors.push_back({name, dtype, std::move(shape), std::nullopt});

@@ -27,6 +27,9 @@ class GraphBuilder {
   std::string Weight(const std::string& name, const ir::Shape& shape);
   std::string OptionalWeight(const std::string& name, const ir::Shape& shape);
   std::string Input(const std::string& name, TensorType dtype, ir::Shape shape);
+  // A weight of another model's file (a drafter reading its target's embeddings),
+  // named "<other.arch>:<name>" in this graph; checked like Weight.
+  std::string ExternalWeight(const ModelSpec& other, const std::string& name, const ir::Shape& shape);
 
   // Appends an op; its output is named `out` and gets the inferred shape.
   std::string Op(const std::string& type, std::vector<std::string> inputs, const std::string& out,

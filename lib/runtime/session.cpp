@@ -5,6 +5,7 @@
 
 #include "backends/registry.h"
 #include "kernels/thread_pool.h"
+#include "runtime/session_internals.h"
 #include "runtime/kv_cache.h"
 #include "runtime/model_impl.h"
 #include "runtime/step_profile.h"
@@ -62,6 +63,9 @@ struct Session::Impl {
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+runtime::KvCache& SessionInternals::Cache(const Session& s) { return *s.impl_->cache; }
+ThreadPool* SessionInternals::Pool(const Session& s) { return s.impl_->pool.get(); }
 Session::~Session() {
   if (impl_->batcher) impl_->batcher->Leave(this, impl_->program);
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "../runtime/golden.h"
+#include "runtime/assistant_runner.h"
 #include "uaii/plan.h"
 #include "uaii/session.h"
 
@@ -170,4 +171,78 @@ TEST_CASE("gemma4: the hidden-state rows equal llama.cpp's, for every prompt pos
   const auto st = NewSession(dense, 64)->EvalWithHidden(std::vector<TokenId>{1, 2, 3}, &logits, &hidden);
   CHECK(st.code() == absl::StatusCode::kFailedPrecondition);
   CHECK_THAT(std::string(st.message()), Catch::Contains("no hidden-state output"));
+}
+
+// The assistant's draft steps against llama.cpp's (tests/oracles/llamacpp_gemma4_assistant.py):
+// the target prefills the prompt, then each step runs one row at pos0 over the target's
+// cache with the golden's input token and h (the target's last hidden row, then the
+// previous step's h_nextn), and its logits and next h are compared.
+TEST_CASE("gemma4-assistant: draft steps over the target's cache match llama.cpp") {
+  int checked = 0;
+  for (const char* type : {"f32", "q8_0", "q4_0"}) {
+    const std::string golden = GoldenDir() + "/assistant-gemma4-" + type + ".json";
+    simdjson::dom::parser parser;
+    auto doc = parser.load(golden);
+    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const auto prompt = Ints(doc["prompt_tokens"]);
+    const int64_t width = int64_t(doc["n_embd_out"]), n_vocab = int64_t(doc["n_vocab"]);
+    const int32_t pos0 = static_cast<int32_t>(int64_t(doc["pos0"]));
+    auto target = Load(std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["target_file"])));
+    auto runner = runtime::AssistantRunner::Load(
+        std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"])), target);
+    INFO(runner.status().ToString());
+    REQUIRE(runner.ok());
+    auto s = NewSession(target, 256);
+    REQUIRE(s->Eval(prompt).ok());
+    std::vector<float> h = F32FromBase64(std::string_view(doc["target_h_last_f32_b64"]));
+    REQUIRE(static_cast<int64_t>(h.size()) == width);
+    for (auto step : doc["steps"].get_array()) {
+      const TokenId token = static_cast<TokenId>(int64_t(step["token"]));
+      const double scale = double(step["logits_scale"]);
+      const auto want = I16FromZlibB64(std::string_view(step["logits_i16_zlib_b64"]), n_vocab, scale);
+      const auto want_h = F32FromBase64(std::string_view(step["h_nextn_f32_b64"]));
+      std::vector<float> logits, next;
+      const TokenId tokens[1] = {token};
+      const int32_t positions[1] = {pos0};
+      REQUIRE((*runner)->Run(*s, tokens, positions, h, &logits, &next).ok());
+      REQUIRE(logits.size() == want.size());
+      REQUIRE(next.size() == want_h.size());
+      double dl = 0, ml = 0, dh = 0, mh = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        dl = std::max(dl, double(std::fabs(logits[i] - want[i])));
+        ml = std::max(ml, double(std::fabs(want[i])));
+      }
+      for (size_t i = 0; i < want_h.size(); ++i) {
+        dh = std::max(dh, double(std::fabs(next[i] - want_h[i])));
+        mh = std::max(mh, double(std::fabs(want_h[i])));
+      }
+      const double tol = QuantTypeRelTolerance(type);
+      std::printf("gemma4-assistant %-5s step %lld: max |dlogit| %.5f (of %.3f), max |dh| %.5f (of %.3f)\n", type,
+                  static_cast<long long>(int64_t(step["step"])), dl, ml, dh, mh);
+      CHECK(dl <= tol * ml + 0.5 / scale);
+      CHECK(dh <= tol * mh);
+      if (double(step["top2_gap"]) > 2 * tol * ml) CHECK(ArgMax(logits) == static_cast<TokenId>(int64_t(step["argmax"])));
+      h = want_h;  // the next step continues from llama.cpp's h, as the golden's inputs say
+    }
+    // The assistant stores nothing: the target's cache is as the prompt left it.
+    CHECK(s->n_past() == static_cast<int64_t>(prompt.size()));
+    ++checked;
+  }
+  CHECK(checked == 3);
+}
+
+TEST_CASE("gemma4-assistant: a drafter that does not fit its target is refused, naming both") {
+  const std::string dir = std::string(UAII_FIXTURE_DIR);
+  auto target = Load(dir + "/gemma4/f32.gguf");
+  auto bad = runtime::AssistantRunner::Load(dir + "/gemma4-assistant/bad-width.gguf", target);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()),
+             Catch::Contains("bad-width.gguf") && Catch::Contains("gemma4/f32.gguf") &&
+                 Catch::Contains("embedding_length_out 192 is not the target's hidden width 256"));
+  // Not a gemma4 target.
+  auto llama = Load(dir + "/tiny/tiny-llama-q8_0.gguf");
+  auto wrong = runtime::AssistantRunner::Load(dir + "/gemma4-assistant/f32.gguf", llama);
+  REQUIRE_FALSE(wrong.ok());
+  CHECK_THAT(std::string(wrong.status().message()),
+             Catch::Contains("does not pair with the llama model") && Catch::Contains("must be a gemma4 model"));
 }

@@ -21,7 +21,7 @@ namespace uaii::backends::cpu {
 
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
-  kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused,
+  kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused, kConcat,
   kMoeFfn,     // moe.h
   kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
@@ -55,7 +55,7 @@ const std::map<std::string, Kind>& Kinds() {
       {"add", Kind::kAdd},         {"mul", Kind::kMul},          {"scale", Kind::kScale},
       {"softcap", Kind::kSoftcap}, {"silu", Kind::kSilu},        {"gelu", Kind::kGelu},
       {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
-      {"rope", Kind::kRope},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
+      {"rope", Kind::kRope}, {"concat", Kind::kConcat},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
       {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused},
       {"norm_linear", Kind::kNormLinear}, {"moe_ffn", Kind::kMoeFfn}};
   return k;
@@ -127,6 +127,10 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
   ex->out_cols_ = ex->shapes_[*logits].back();
   if (std::find(g.outputs.begin(), g.outputs.end(), "hidden") != g.outputs.end() && slot.count("hidden"))
     ex->hidden_slot_ = slot["hidden"];
+  if (std::find(g.inputs.begin(), g.inputs.end(), "hidden_in") != g.inputs.end()) ex->hidden_in_slot_ = slot["hidden_in"];
+  if (!ReadExternalKvLayers(g, &ex->kv_layers_))
+    return absl::InvalidArgumentError("graph metadata kv_external is malformed");
+  ex->external_kv_ = !ex->kv_layers_.empty();
 
   for (size_t oi : *order) {
     const ir::Op& op = g.ops[oi];
@@ -206,8 +210,8 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
     }
     ex->steps_.push_back(std::move(s));
   }
-  for (const auto& kl : ex->kv_layers_)
-    if (!kl.n_head_kv) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
+  for (const auto& kl : ex->kv_layers_)  // another model's cache may have layers this graph never reads
+    if (!kl.n_head_kv && !ex->external_kv_) return absl::InvalidArgumentError("attention layers are not numbered 0..n-1");
   // The logits are computed straight into the caller's vector unless the slot is an
   // alias (a reshape's output shares its input's bytes) or another step reads it.
   ex->logits_direct_ = true;
@@ -362,7 +366,10 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
   // allocation and no copy out of the arena.
   if (logits_direct_) out->resize(static_cast<size_t>(numel(logits_slot_)));
   auto A = [&](int sl) { return logits_direct_ && sl == logits_slot_ ? out->data() : arena->At(arena->offset[sl]); };
+  if (hidden_in_slot_ >= 0 && ctx.hidden_in == nullptr)
+    return absl::InvalidArgumentError("CPU program: the graph's hidden_in input was not given");
   auto F = [&](int sl) -> const float* {
+    if (sl == hidden_in_slot_) return ctx.hidden_in;
     if (!weight_[sl]) return A(sl);
     return reinterpret_cast<const float*>(source ? source->Resident(*weight_[sl]) : weight_[sl]->data);
   };
@@ -393,6 +400,15 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
         break;
       }
       case Kind::kSwigluFused: SwigluFused(F(s.in[0]), n / cols, cols, y); break;
+      case Kind::kConcat: {
+        const int64_t ca = shapes_[s.in[0]].back(), cb = shapes_[s.in[1]].back();
+        const float *a = F(s.in[0]), *b = F(s.in[1]);
+        for (int64_t r = 0; r < n / cols; ++r) {
+          std::memcpy(y + r * cols, a + r * ca, ca * sizeof(float));
+          std::memcpy(y + r * cols + ca, b + r * cb, cb * sizeof(float));
+        }
+        break;
+      }
       case Kind::kRmsNorm: {
         const int64_t c = shapes_[s.in[0]].back();
         RmsNormRows(pool, F(s.in[0]), s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr, n / c, c, s.f, y);

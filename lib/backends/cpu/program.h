@@ -50,7 +50,9 @@ class CpuProgram final : public Program {
   std::vector<ir::Shape> shapes_;                    // per slot
   std::vector<const runtime::BoundWeight*> weight_;  // per slot, null for activations
   int tokens_slot_ = -1, positions_slot_ = -1, logits_slot_ = -1;
-  int hidden_slot_ = -1;  // the graph's optional "hidden" output (RunContext::hidden)
+  int hidden_slot_ = -1;     // the graph's optional "hidden" output (RunContext::hidden)
+  int hidden_in_slot_ = -1;  // its optional "hidden_in" input (RunContext::hidden_in)
+  bool external_kv_ = false;  // attends over another model's cache (metadata kv_external)
   int64_t out_cols_ = 0;
   bool logits_direct_ = false;  // the logits slot is the caller's vector (Run), not arena bytes
   std::vector<runtime::KvLayerShape> kv_layers_;

@@ -28,7 +28,7 @@ using Vec = std::vector<float>;
 const std::set<std::string>& Ops() {
   static const std::set<std::string> ops = {
       "embed", "rms_norm", "layer_norm", "matmul", "norm_linear", "add", "mul", "scale", "softcap", "silu",
-      "gelu", "swiglu", "geglu", "swiglu_fused", "reshape", "rope", "attention", "output_rows", "slice",
+      "gelu", "swiglu", "geglu", "swiglu_fused", "reshape", "rope", "attention", "output_rows", "slice", "concat",
       "moe_ffn"};
   return ops;
 }
@@ -486,6 +486,12 @@ absl::Status ReferenceProgram::RunStep(const Step& s, std::vector<Vec>& buf, con
         y[r * cols + i] = static_cast<float>(SiluRef(a[r * 2 * cols + i]) * a[r * 2 * cols + cols + i]);
   } else if (type == "reshape") {
     std::memcpy(y, F(0), static_cast<size_t>(n) * sizeof(float));
+  } else if (type == "concat") {
+    const int64_t ca = cols_of(s.in[0]), cb = cols_of(s.in[1]);
+    for (int64_t r = 0; r < n / cols; ++r) {
+      std::memcpy(y + r * cols, F(0) + r * ca, ca * sizeof(float));
+      std::memcpy(y + r * cols + ca, F(1) + r * cb, cb * sizeof(float));
+    }
   } else if (type == "slice") {
     const int64_t c = cols_of(s.in[0]), begin = op.Int("begin"), size = op.Int("size");
     for (int64_t r = 0; r < n / size; ++r) std::memcpy(y + r * size, F(0) + r * c + begin, size * sizeof(float));
