@@ -34,8 +34,9 @@ absl::StatusOr<std::unique_ptr<Generator::Speculation>> Generator::Speculation::
                                            "' drafter reads the target's hidden states, which Session does not "
                                            "expose yet"));
   s->rollback = MakeTargetRollback(target.model());
-  s->length = DraftLength(o.draft_min, o.draft_max, o.adaptive);
+  s->draft_max = o.draft_max;
   s->draft_min = o.draft_min;
+  s->adaptive = o.adaptive;
   s->p_min = o.p_min;
   s->rule = o.rule;
   return s;
@@ -48,6 +49,7 @@ void Generator::Speculation::Start(const GenerationRequest& req) {
   rejection_sampling = !greedy && req.grammar.empty() && rule != AcceptanceRule::kExactMatch;
   // The drafter's own stream: a seed reproduces the proposals, apart from the target's draws.
   picker.emplace(req.sampling, /*greedy=*/!rejection_sampling, p_min, req.sampling.seed ^ 0x9E3779B9u);
+  length = DraftLength(draft_min, draft_max, adaptive);
 }
 
 }  // namespace uaii

@@ -22,11 +22,14 @@ struct Generator::Speculation {
   std::shared_ptr<Drafter> drafter;
   std::unique_ptr<TargetRollback> rollback;
   DraftLength length{0, kMaxDraftTokens, true};
+  int draft_max = kMaxDraftTokens;
   int draft_min = 0;
+  bool adaptive = true;
   float p_min = 0.0f;
   AcceptanceRule rule = AcceptanceRule::kAuto;
 
-  // Per request (Start): the rule that applies and the picker drafters use.
+  // Per request (Start): the rule that applies, the picker drafters use, the draft
+  // length back at its start (so a seed reproduces a request whatever came before).
   bool rejection_sampling = false;
   std::optional<DraftPicker> picker;
   void Start(const GenerationRequest& request);
