@@ -83,6 +83,8 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, const Dev
   w.Key("timings").BeginObject();
   w.Key("prefill_tokens_per_s").Double(r.prefill_tokens_per_s());
   w.Key("decode_tokens_per_s").Double(r.decode_tokens_per_s());
+  w.Key("decode_seconds").Double(r.decode_seconds);
+  w.Key("draft_seconds").Double(r.draft_seconds);
   w.EndObject();
   w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
   WriteStorageMemory(w, storage);

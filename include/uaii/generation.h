@@ -86,6 +86,7 @@ struct GenerationResult {
   int64_t decoded_tokens = 0;   // generated tokens evaluated after the prompt (decode_tokens_per_s counts these)
   int64_t draft_tokens = 0;     // speculation: tokens the drafter proposed (and the model verified)
   int64_t draft_accepted = 0;   // of those, the ones the acceptance rule kept
+  double draft_seconds = 0;     // of decode_seconds, in the drafter (what a drafter that fails costs, at the least)
   double decode_io_wait_seconds = 0;  // of decode_seconds, waiting for streamed weights (storage)
 
   double prefill_tokens_per_s() const;

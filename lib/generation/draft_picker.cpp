@@ -6,6 +6,7 @@
 #include "sampling/distribution.h"
 #include "sampling/rng.h"
 #include "uaii/drafter.h"
+#include "util/str_cat.h"
 
 namespace uaii {
 
@@ -32,15 +33,25 @@ DraftPicker& DraftPicker::operator=(DraftPicker&&) noexcept = default;
 absl::StatusOr<std::optional<DraftToken>> DraftPicker::Pick(std::span<const float> logits) {
   Impl& s = *impl_;
   if (s.greedy) {
-    if (absl::Status st = sampling::FillCandidates(logits, s.cur); !st.ok()) return st;
-    // The argmax (lowest id on ties) and its softmax probability at temperature 1.
+    // The argmax (lowest id on ties) and, when p_min asks, its softmax probability at
+    // temperature 1. One pass checks the row as FillCandidates would, without building
+    // the vocabulary-sized candidate array: this runs once per proposal.
+    if (logits.empty()) return absl::InvalidArgumentError("draft: the logits are empty");
     size_t best = 0;
-    for (size_t i = 1; i < logits.size(); ++i)
-      if (logits[i] > logits[best]) best = i;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      const float l = logits[i];
+      if (std::isnan(l) || l == std::numeric_limits<float>::infinity())
+        return absl::InvalidArgumentError(StrCat("draft: logit of token ", i, " is ", l, " (NaN or +inf)"));
+      if (l > logits[best]) best = i;
+    }
     const float max_l = logits[best];
-    double sum = 0.0;
-    for (float l : logits) sum += std::exp(static_cast<double>(l) - max_l);
-    if (1.0 / sum < s.p_min) return std::nullopt;
+    if (max_l == -std::numeric_limits<float>::infinity())
+      return absl::InvalidArgumentError("draft: every logit is -inf");
+    if (s.p_min > 0.0f) {
+      float sum = 0.0f;
+      for (float l : logits) sum += std::exp(l - max_l);
+      if (1.0f / sum < s.p_min) return std::nullopt;
+    }
     DraftToken d;
     d.token = static_cast<TokenId>(best);
     d.q = {{d.token, 1.0f}};

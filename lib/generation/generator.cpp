@@ -215,7 +215,9 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
       ctx.max_len = asked;
       ctx.picker = &*spec_->picker;
       ctx.target = session_.get();
+      const auto d0 = Clock::now();
       auto d = spec_->drafter->Propose(ctx);
+      r.draft_seconds += std::chrono::duration<double>(Clock::now() - d0).count();
       history_.pop_back();
       if (!d.ok()) return d.status();
       proposals = *std::move(d);
