@@ -42,9 +42,19 @@ absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<con
 absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<const Model> model,
                                                              const SessionOptions& options,
                                                              const SpeculativeOptions& speculative) {
-  auto gen = Create(std::move(model), options);
+  // The target and a draft model never compute at once: one set of threads serves both
+  // (none of a second pool's workers left asleep to wake, or holding a core, when the
+  // other model runs), unless the caller chose threads for them.
+  SessionOptions target_options = options;
+  SpeculativeOptions spec_options = speculative;
+  if (speculative.draft && !options.compute_threads && !speculative.draft_session.compute_threads &&
+      speculative.draft_session.threads == options.threads) {
+    target_options.compute_threads = ComputeThreads::Create(options.threads);
+    spec_options.draft_session.compute_threads = target_options.compute_threads;
+  }
+  auto gen = Create(std::move(model), target_options);
   if (!gen.ok()) return gen.status();
-  auto spec = Speculation::Make(*(*gen)->session_, speculative);
+  auto spec = Speculation::Make(*(*gen)->session_, spec_options);
   if (!spec.ok()) return spec.status();
   (*gen)->spec_ = *std::move(spec);
   return gen;

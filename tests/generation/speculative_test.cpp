@@ -79,7 +79,7 @@ TEST_CASE("speculative: greedy output is bit for bit plain decoding's on every f
       CHECK_THAT(std::string(g.status().message()), Catch::Contains("same vocabulary"));
     }
   }
-  CHECK(cross_pairs >= 3);  // the tiny llama drafts for several other families
+  CHECK(cross_pairs >= 10);  // the tiny llama drafts for every family but phi3 (its vocabulary has other specials)
 }
 
 TEST_CASE("speculative: stop strings, max_tokens and grammars cut batches the same way", "[generation]") {
