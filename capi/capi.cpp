@@ -291,6 +291,11 @@ void uaii_session_options_init(uaii_session_options* o) {
   o->moe_top_k = d.moe_top_k;
   o->moe_prefetch = d.moe_prefetch ? 1 : 0;
   o->device_memory_bytes = d.device_memory_bytes;
+  const uaii::SpeculativeOptions spec;
+  o->draft_max = 0;  // n_draft's, or the default
+  o->draft_min = spec.draft_min;
+  o->draft_p_min = spec.p_min;
+  o->draft_rule = UAII_DRAFT_RULE_AUTO;
 }
 
 }  // extern "C"
@@ -330,11 +335,20 @@ uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::Sessio
   so->moe_prefetch = o.moe_prefetch != 0;
   so->device_memory_bytes = o.device_memory_bytes;
   if (learn_calibration != nullptr) *learn_calibration = o.learn_calibration != 0;
-  if (o.n_draft < 0 || o.n_draft > 64)
-    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("n_draft ", o.n_draft, " is outside 0..64"));
-  if (speculative != nullptr && o.draft_model != nullptr) {
-    speculative->draft = o.draft_model->model;
-    speculative->n_draft = o.n_draft == 0 ? 4 : o.n_draft;
+  if (o.n_draft < 0 || o.draft_max < 0)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat(o.n_draft < 0 ? "n_draft " : "draft_max ",
+                                                        o.n_draft < 0 ? o.n_draft : o.draft_max, " is negative"));
+  if (o.draft_rule > UAII_DRAFT_RULE_REJECTION)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown draft_rule ", o.draft_rule));
+  if (speculative != nullptr && (o.draft_model != nullptr || o.draft_auto != 0)) {
+    if (o.draft_model != nullptr) speculative->draft = o.draft_model->model;
+    speculative->draft_auto = o.draft_auto != 0;
+    // draft_max, else its older alias n_draft, else the default; the range is checked
+    // (and named) by uaii::Generator::Create.
+    speculative->draft_max = o.draft_max != 0 ? o.draft_max : o.n_draft != 0 ? o.n_draft : uaii::kMaxDraftTokens;
+    speculative->draft_min = o.draft_min;
+    speculative->p_min = o.draft_p_min;
+    speculative->rule = static_cast<uaii::AcceptanceRule>(o.draft_rule);
     speculative->draft_session = *so;  // the same threads and memory settings
   }
   return UAII_OK;
@@ -467,6 +481,12 @@ uaii_status ReadGenerateOptions(const uaii_generate_options* options, Request* r
   return UAII_OK;
 }
 
+static_assert(UAII_MAX_DRAFT_TOKENS == uaii::kMaxDraftTokens &&
+              UAII_DRAFT_RULE_AUTO == static_cast<int>(uaii::AcceptanceRule::kAuto) &&
+              UAII_DRAFT_RULE_EXACT == static_cast<int>(uaii::AcceptanceRule::kExactMatch) &&
+              UAII_DRAFT_RULE_REJECTION == static_cast<int>(uaii::AcceptanceRule::kRejectionSampling),
+              "uaii_draft_rule and uaii::AcceptanceRule are one-to-one");
+
 static_assert(UAII_STOP_END_OF_GENERATION == static_cast<int>(uaii::StopReason::kEndOfGeneration) &&
               UAII_STOP_MAX_TOKENS == static_cast<int>(uaii::StopReason::kMaxTokens) &&
               UAII_STOP_STRING == static_cast<int>(uaii::StopReason::kStopString) &&
@@ -487,6 +507,7 @@ uaii_generate_result MakeResult(const uaii::GenerationResult& g, int64_t reasoni
   r.peak_rss_bytes = static_cast<uint64_t>(uaii::PeakRssBytes());
   r.draft_tokens = g.draft_tokens;
   r.draft_accepted_tokens = g.draft_accepted;
+  r.draft_acceptance_rate = g.draft_acceptance_rate();
   return r;
 }
 

@@ -199,13 +199,13 @@ typedef struct uaii_session_options {
   uint32_t moe_prefetch;     /* 1: under a budget, read ahead the experts the next layer chose for
                                 the previous token (results do not change). Default 0 */
   uint32_t reserved3;        /* 0 */
-  /* 0.4: speculative decoding (docs/speculative.md). A smaller model with the same
-   * vocabulary proposes up to n_draft tokens per step, greedily; the session's model
-   * evaluates them in one batch and its sampler keeps them while it picks the same. The
-   * replies are the same tokens as without a draft (greedy, sampled, under a grammar).
-   * NULL: none (default). The session keeps its own reference to the draft model. */
+  /* 0.4: speculative decoding (docs/speculative.md). A model with the same vocabulary
+   * proposes up to draft_max tokens per step; the session's model evaluates them in one
+   * batch and the acceptance rule (draft_rule) keeps a prefix of them. Greedy replies are
+   * the same tokens as without a draft. NULL: none (default). The session keeps its own
+   * reference to the draft model. */
   const uaii_model* draft_model;
-  int32_t n_draft;           /* proposals per step, 1..64; 0: 4 (default) */
+  int32_t n_draft;           /* alias of draft_max (older callers): used when draft_max is 0; 0..16 */
   uint32_t reserved4;        /* 0 */
   /* Appended in 0.4 (a caller's smaller struct_size leaves it 0, the default). A GPU
    * device's memory for the weights, in bytes, a budget like ram_budget_bytes: 0 is 90% of
@@ -214,7 +214,29 @@ typedef struct uaii_session_options {
    * device budget"; the CLI's --vram-gb). No effect on "cpu". uaii_session_device_stats
    * reports the placement. */
   uint64_t device_memory_bytes;
+  /* Appended in 0.4 (a caller's smaller struct_size leaves them their defaults): the
+   * speculative-decoding knobs, llama.cpp's --draft-max, --draft-min, --draft-p-min. */
+  int32_t draft_max;         /* proposals per verification, 1..16 (UAII_MAX_DRAFT_TOKENS); 0: n_draft,
+                                or 16 when that is 0 too (default) */
+  int32_t draft_min;         /* drafts shorter than this are not verified; 0..draft_max, default 0 */
+  float draft_p_min;         /* stop proposing when the drafter's top probability is below; [0, 1],
+                                default 0.75 */
+  uint32_t draft_auto;       /* 1: the model's own in-trunk multi-token-prediction head drafts (instead
+                                of draft_model); no architecture has one yet, so session creation
+                                fails with UAII_ERR_INVALID_ARGUMENT naming it. Default 0 */
+  uint32_t draft_rule;       /* uaii_draft_rule; default UAII_DRAFT_RULE_AUTO */
+  uint32_t reserved5;        /* 0 */
 } uaii_session_options;
+
+/* The most proposals one verification batch holds (with the pending token: 17 rows). */
+#define UAII_MAX_DRAFT_TOKENS 16
+
+/* Which proposals a speculative step keeps (docs/speculative.md, "Acceptance rules"). */
+typedef enum uaii_draft_rule {
+  UAII_DRAFT_RULE_AUTO = 0,      /* exact match for greedy requests and grammars, else rejection sampling */
+  UAII_DRAFT_RULE_EXACT = 1,     /* the sampler picks every token: the same reply as without a draft */
+  UAII_DRAFT_RULE_REJECTION = 2  /* Leviathan et al.: accept with min(1, p/q), resample from max(0, p - q) */
+} uaii_draft_rule;
 
 UAII_API void uaii_session_options_init(uaii_session_options* options);
 UAII_API uaii_status uaii_session_create(const uaii_model* model, const uaii_session_options* options,
@@ -308,6 +330,8 @@ typedef struct uaii_generate_result {
    * proposed, and of those the ones the model's sampler picked too (0 without a draft) */
   int64_t draft_tokens;
   int64_t draft_accepted_tokens;
+  /* Appended in 0.4: draft_accepted_tokens / draft_tokens (0 without proposals). */
+  double draft_acceptance_rate;
 } uaii_generate_result;
 
 typedef struct uaii_event {

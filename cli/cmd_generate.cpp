@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "draft_flags.h"
 #include "input_files.h"
 #include "storage_report.h"
 #include "uaii/generation.h"
@@ -32,7 +33,8 @@ constexpr char kUsage[] =
     "                     [--preset laptop|desktop|server|phone|none|off] [--ram-gb N] [--kv-window N]\n"
     "                     [--moe-top-k K (fewer experts per token: approximate)] [--moe-prefetch on|off]\n"
     "                     [--grammar FILE.gbnf | --json-schema FILE.json] (output follows the grammar)\n"
-    "                     [--draft-model PATH [--n-draft N]] (speculative decoding: the same tokens, fewer passes)\n"
+    "                     [--draft PATH|auto [--draft-max N] [--draft-min N] [--draft-p-min P]\n"
+    "                      [--draft-rule auto|exact|rejection]] (speculative decoding; --draft-model, --n-draft: aliases)\n"
     "                     [--device auto|cpu|vulkan[:N] (uaii devices lists them)] [--vram-gb N] [--chat] [--json]\n"
     "       uaii generate [--model PATH] --dry-run [memory flags] [--json]   (the storage plan, no weights read)\n";
 
@@ -76,10 +78,13 @@ void PrintJson(const GenerationResult& r, const StorageStats& storage, const Dev
   w.Key("reasoning_tokens").Int(0);
   w.Key("draft_tokens").Int(r.draft_tokens);
   w.Key("draft_accepted_tokens").Int(r.draft_accepted);
+  w.Key("draft_acceptance_rate").Double(r.draft_acceptance_rate());
   w.EndObject();
   w.Key("timings").BeginObject();
   w.Key("prefill_tokens_per_s").Double(r.prefill_tokens_per_s());
   w.Key("decode_tokens_per_s").Double(r.decode_tokens_per_s());
+  w.Key("decode_seconds").Double(r.decode_seconds);
+  w.Key("draft_seconds").Double(r.draft_seconds);
   w.EndObject();
   w.Key("memory").BeginObject().Key("peak_rss_bytes").Int(PeakRssBytes());
   WriteStorageMemory(w, storage);
@@ -119,8 +124,9 @@ int RunGenerate(int argc, char** argv) {
                         {.valued = {"--model", "--prompt", "--max-tokens", "--threads", "--max-context", "--temp",
                                     "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty",
                                     "--frequency-penalty", "--seed", "--preset", "--ram-gb", "--kv-window",
-                                    "--moe-top-k", "--moe-prefetch", "--device", "--vram-gb", "--grammar", "--json-schema", "--draft-model",
-                                    "--n-draft"},
+                                    "--moe-top-k", "--moe-prefetch", "--device", "--vram-gb", "--grammar", "--json-schema", "--draft",
+                                    "--draft-model", "--draft-max", "--n-draft", "--draft-min", "--draft-p-min",
+                                    "--draft-rule"},
                          .boolean = {"--json", "--dry-run"},
                          .repeated = {"--stop"}});
   const bool dry_run = args.ok() && args->has("--dry-run");
@@ -179,18 +185,11 @@ int RunGenerate(int argc, char** argv) {
   if (!prompt.ok()) return fail(prompt.status());
 
   so.max_context = context_for(static_cast<int64_t>(prompt->size()) + max_tokens);
-  SpeculativeOptions speculative;
-  if (args->has("--draft-model")) {
-    auto draft = Model::Load(args->get("--draft-model"));
-    if (!draft.ok()) return fail(draft.status());
-    speculative.draft = *std::move(draft);
-    if (!ParseNumber(args->get("--n-draft", "4"), &speculative.n_draft))
-      return fail(absl::InvalidArgumentError("--n-draft takes an integer"));
-    speculative.draft_session = so;
-  }
+  auto speculative = SpeculativeFromArgs(*args, so);
+  if (!speculative.ok()) return fail(speculative.status());
   ProgressBar load_bar("loading " + std::filesystem::path(*path).filename().string(), !(json));
   so.on_load_progress = [&](uint64_t done, uint64_t total) { load_bar.Update(done, total); };
-  auto gen = Generator::Create(*model, so, speculative);
+  auto gen = Generator::Create(*model, so, *speculative);
   load_bar.Done("");
   so.on_load_progress = nullptr;
   if (!gen.ok()) return fail(gen.status());
@@ -227,7 +226,7 @@ int RunGenerate(int argc, char** argv) {
   if (result->draft_tokens > 0)
     std::fprintf(stderr, "uaii generate: draft proposed %lld tokens, %lld kept (%.0f%%), %lld forward passes\n",
                  (long long)result->draft_tokens, (long long)result->draft_accepted,
-                 100.0 * result->draft_accepted / result->draft_tokens, (long long)result->decode_steps);
+                 100.0 * result->draft_acceptance_rate(), (long long)result->decode_steps);
   // What this run got refines the next dry run's prediction (docs/storage.md).
   DecodeTimings decode;
   // A speculative run's decode seconds are the draft's and the batches' too: not a step's.

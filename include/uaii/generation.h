@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "uaii/drafter.h"
 #include "uaii/sampling.h"
 #include "uaii/session.h"
 #include "uaii/stop_reason.h"
@@ -37,16 +38,38 @@ struct GenerationRequest {
   std::string grammar;
 };
 
-// Speculative decoding (docs/speculative.md): a smaller draft model with the same
-// vocabulary proposes up to n_draft tokens greedily; the model evaluates them in one
-// batch, and the request's sampler picks each next token from those rows exactly as it
-// would one token at a time, keeping proposals while they agree. Rows are exact
-// (prefill is row-exact), so the reply is the same token for token as without a draft,
-// for greedy and sampled requests and under a grammar; only the forward passes differ.
+// Speculative decoding (docs/speculative.md): a drafter (uaii/drafter.h) proposes up to
+// draft_max tokens; the model evaluates them with the pending token in one batch (at
+// most kMaxDraftTokens + 1 rows) and an acceptance rule keeps a prefix of them; the
+// rejected rows are rolled back exactly. The llama.cpp knobs: --draft, --draft-max,
+// --draft-min, --draft-p-min.
+enum class AcceptanceRule {
+  // Exact match for greedy requests and under a grammar, rejection sampling otherwise.
+  kAuto,
+  // The request's sampler picks every token from the verified rows, as it would one
+  // token at a time; proposals are kept while they equal its picks. The reply is token
+  // for token the one decoding without speculation gives, for a seed too. Proposals are
+  // greedy.
+  kExactMatch,
+  // Leviathan et al. / Chen et al.: proposals are drawn from the drafter's q (the
+  // request's chain on its logits); x is kept with probability min(1, p(x) / q(x)), a
+  // rejection draws from norm(max(0, p - q)). The reply has the target's distribution
+  // (not the same tokens for a seed) and keeps more proposals than exact match when
+  // sampling. Under a grammar the rule is exact match regardless.
+  kRejectionSampling,
+};
+
 struct SpeculativeOptions {
-  std::shared_ptr<const Model> draft;  // null: no speculation
-  int n_draft = 4;                     // proposals per step, 1..64
-  SessionOptions draft_session;        // the draft's session (threads, memory); max_context is the model's
+  // The drafter: at most one of the three (none: no speculation).
+  std::shared_ptr<const Model> draft;  // (a) a separate model with the same vocabulary
+  bool draft_auto = false;             // (c) the model's in-trunk MTP head (none yet: InvalidArgument naming the architecture)
+  std::shared_ptr<Drafter> drafter;    // any Drafter (the gemma4 assistant, a test's); the Generator owns its use
+  int draft_max = kMaxDraftTokens;     // proposals per verification, 1..kMaxDraftTokens
+  int draft_min = 0;                   // fewer proposals than this are not verified (0..draft_max)
+  float p_min = 0.75f;                 // stop proposing when the drafter's top probability is below (0..1; llama.cpp's 0.75)
+  bool adaptive = true;                // shrink the draft length while proposals fail, grow it back (docs/speculative.md)
+  AcceptanceRule rule = AcceptanceRule::kAuto;
+  SessionOptions draft_session;        // the draft model's session (threads, memory); max_context is the model's
 };
 
 struct GenerationResult {
@@ -61,12 +84,15 @@ struct GenerationResult {
   int64_t decode_steps = 0;     // forward passes after the prompt's (one per generated token after the first,
                                 // fewer with speculation)
   int64_t decoded_tokens = 0;   // generated tokens evaluated after the prompt (decode_tokens_per_s counts these)
-  int64_t draft_tokens = 0;     // speculation: tokens the draft proposed
-  int64_t draft_accepted = 0;   // of those, the ones the model's sampler picked too
+  int64_t draft_tokens = 0;     // speculation: tokens the drafter proposed (and the model verified)
+  int64_t draft_accepted = 0;   // of those, the ones the acceptance rule kept
+  double draft_seconds = 0;     // of decode_seconds, in the drafter (what a drafter that fails costs, at the least)
   double decode_io_wait_seconds = 0;  // of decode_seconds, waiting for streamed weights (storage)
 
   double prefill_tokens_per_s() const;
   double decode_tokens_per_s() const;
+  // draft_accepted / draft_tokens (0 without proposals).
+  double draft_acceptance_rate() const;
 };
 
 // Sees each generated token with the text it releases (possibly empty: held back for
@@ -77,12 +103,17 @@ class Generator {
  public:
   static absl::StatusOr<std::unique_ptr<Generator>> Create(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options);
-  // With a draft model for speculative decoding. InvalidArgument when the draft's
-  // vocabulary is not the model's (every token's piece must be equal) or n_draft is
-  // outside 1..64.
+  // With a drafter for speculative decoding. InvalidArgument when the draft model's
+  // vocabulary is not the model's (every token's piece must be equal), draft_max is
+  // outside 1..kMaxDraftTokens (the message names the limit), draft_min outside
+  // 0..draft_max, p_min outside [0, 1], more than one drafter is given, or draft_auto
+  // finds no in-trunk head (naming the architecture). Unimplemented for a drafter that
+  // needs the target's hidden states (Session does not expose them yet).
   static absl::StatusOr<std::unique_ptr<Generator>> Create(std::shared_ptr<const Model> model,
                                                            const SessionOptions& options,
                                                            const SpeculativeOptions& speculative);
+
+  ~Generator();
 
   absl::StatusOr<GenerationResult> Run(const GenerationRequest& request,
                                        const TokenCallback& on_token = nullptr);
@@ -117,14 +148,10 @@ class Generator {
   const std::vector<TokenId>& history() const { return history_; }
 
  private:
-  explicit Generator(std::unique_ptr<Session> s) : session_(std::move(s)) {}
-  // Speculation: up to `n` greedy proposals of the draft after `prefix` (its own KV cache
-  // brought in step with `prefix` first).
-  absl::StatusOr<std::vector<TokenId>> Propose(std::span<const TokenId> prefix, int n);
+  struct Speculation;  // the drafter and its state (speculation.h)
+  explicit Generator(std::unique_ptr<Session> s);
   std::unique_ptr<Session> session_;
-  std::unique_ptr<Session> draft_;       // null: no speculation
-  std::vector<TokenId> draft_history_;   // what the draft's KV cache holds
-  int n_draft_ = 0;
+  std::unique_ptr<Speculation> spec_;  // null: no speculation
   std::vector<TokenId> history_;
   std::vector<float> last_logits_;  // the last evaluated row, for Step (empty: none)
   // The vocabulary as grammars see it, built on the first constrained request.

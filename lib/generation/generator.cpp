@@ -4,7 +4,9 @@
 #include <chrono>
 #include <optional>
 
+#include "generation/acceptance.h"
 #include "generation/grammar_vocabulary.h"
+#include "generation/speculation.h"
 #include "sampling/sampler.h"
 #include "sampling/stop_matcher.h"
 #include "util/str_cat.h"
@@ -40,62 +42,33 @@ absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<con
 absl::StatusOr<std::unique_ptr<Generator>> Generator::Create(std::shared_ptr<const Model> model,
                                                              const SessionOptions& options,
                                                              const SpeculativeOptions& speculative) {
-  if (!speculative.draft) return Create(std::move(model), options);
-  if (speculative.n_draft < 1 || speculative.n_draft > 64)
-    return absl::InvalidArgumentError(StrCat("n_draft ", speculative.n_draft, " is outside 1..64"));
-  const Tokenizer& a = model->tokenizer();
-  const Tokenizer& b = speculative.draft->tokenizer();
-  if (a.vocab_size() != b.vocab_size())
-    return absl::InvalidArgumentError(StrCat("the draft model's vocabulary has ", b.vocab_size(), " tokens, the model's ",
-                                             a.vocab_size(), ": speculation needs the same vocabulary"));
-  for (size_t id = 0; id < a.vocab_size(); ++id) {
-    if (a.Piece(static_cast<TokenId>(id)) != b.Piece(static_cast<TokenId>(id)))
-      return absl::InvalidArgumentError(StrCat("the draft model's token ", id, " is \"", b.Piece(static_cast<TokenId>(id)),
-                                               "\", the model's \"", a.Piece(static_cast<TokenId>(id)),
-                                               "\": speculation needs the same vocabulary"));
+  // The target and a draft model never compute at once: one set of threads serves both
+  // (none of a second pool's workers left asleep to wake, or holding a core, when the
+  // other model runs), unless the caller chose threads for them.
+  SessionOptions target_options = options;
+  SpeculativeOptions spec_options = speculative;
+  if (speculative.draft && !options.compute_threads && !speculative.draft_session.compute_threads &&
+      speculative.draft_session.threads == options.threads) {
+    target_options.compute_threads = ComputeThreads::Create(options.threads);
+    spec_options.draft_session.compute_threads = target_options.compute_threads;
   }
-  auto gen = Create(std::move(model), options);
+  auto gen = Create(std::move(model), target_options);
   if (!gen.ok()) return gen.status();
-  SessionOptions draft_options = speculative.draft_session;
-  const int64_t draft_max = speculative.draft->info().n_ctx_train;
-  draft_options.max_context = draft_max > 0 ? std::min((*gen)->session_->max_context(), draft_max)
-                                            : (*gen)->session_->max_context();
-  auto draft = Session::Create(speculative.draft, draft_options);
-  if (!draft.ok()) return draft.status();
-  (*gen)->draft_ = *std::move(draft);
-  (*gen)->n_draft_ = speculative.n_draft;
+  auto spec = Speculation::Make(*(*gen)->session_, spec_options);
+  if (!spec.ok()) return spec.status();
+  (*gen)->spec_ = *std::move(spec);
   return gen;
 }
 
-absl::StatusOr<std::vector<TokenId>> Generator::Propose(std::span<const TokenId> prefix, int n) {
-  // The draft's cache keeps what it shares with `prefix`; the rest is evaluated (at least
-  // one token, for its logits).
-  size_t keep = 0;
-  const size_t limit = std::min(draft_history_.size(), prefix.size() - 1);
-  while (keep < limit && draft_history_[keep] == prefix[keep]) ++keep;
-  draft_->Truncate(static_cast<int64_t>(keep));
-  draft_history_.resize(keep);
-  std::vector<float> logits;
-  if (absl::Status st = draft_->EvalInto(prefix.subspan(keep), &logits); !st.ok()) {
-    draft_history_.resize(static_cast<size_t>(draft_->n_past()));
-    return st;
-  }
-  draft_history_.assign(prefix.begin(), prefix.end());
-  std::vector<TokenId> out;
-  while (true) {
-    // Greedy: the highest logit, lowest id on ties.
-    const TokenId best = static_cast<TokenId>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    out.push_back(best);
-    if (static_cast<int>(out.size()) == n || draft_->n_past() >= draft_->max_context()) break;
-    if (absl::Status st = draft_->DecodeInto(best, &logits); !st.ok()) return st;
-    draft_history_.push_back(best);
-  }
-  return out;
+Generator::Generator(std::unique_ptr<Session> s) : session_(std::move(s)) {}
+Generator::~Generator() = default;
+
+double GenerationResult::draft_acceptance_rate() const {
+  return draft_tokens > 0 ? static_cast<double>(draft_accepted) / static_cast<double>(draft_tokens) : 0.0;
 }
 
 void Generator::Reset() {
-  if (draft_) draft_->Truncate(0);
-  draft_history_.clear();
+  if (spec_) spec_->drafter->Rollback(0);
   session_->Truncate(0);
   history_.clear();
   last_logits_.clear();
@@ -117,6 +90,7 @@ void Generator::Truncate(int64_t n) {
   if (n >= session_->n_past()) return;
   session_->Truncate(n);
   history_.resize(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  if (spec_) spec_->drafter->Rollback(static_cast<int64_t>(history_.size()));
   last_logits_.clear();
 }
 
@@ -172,6 +146,10 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   while (keep < limit && history_[keep] == req.prompt[keep]) ++keep;
   session_->Truncate(keep);
   history_.resize(keep);
+  if (spec_) {
+    spec_->drafter->Rollback(keep);
+    spec_->Start(req);
+  }
   r.cached_tokens = keep;
   r.prefilled_tokens = n_prompt - keep;
   if (req.penalize_prompt)
@@ -222,8 +200,6 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     if (n_eval >= session_->max_context()) { r.stop = StopReason::kContextFull; return false; }
     return true;
   };
-  std::vector<float> rows;                 // a speculative batch's rows
-  std::vector<TokenId> batch;
   std::optional<TokenId> pending;          // taken, not yet evaluated
   while (static_cast<int64_t>(r.tokens.size()) < req.max_tokens) {
     if (!pending) {
@@ -235,53 +211,96 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     const TokenId t = *pending;
     pending.reset();
     const int64_t n0 = session_->n_past();
-    // Proposals the batch can hold: the draft's setting, what max_tokens leaves, the room
-    // in both contexts (none once the reply outgrows the draft's).
-    const int64_t k = draft_ && n0 + 1 < draft_->max_context()
-                          ? std::min<int64_t>({n_draft_, req.max_tokens - static_cast<int64_t>(r.tokens.size()),
-                                               session_->max_context() - n0 - 1})
-                          : 0;
-    if (k <= 0) {
+    // Proposals the batch can hold: the adaptive length, what max_tokens leaves, the room
+    // in the context after t.
+    const int asked = spec_ ? static_cast<int>(std::min<int64_t>(
+                                  {spec_->length.Next(), req.max_tokens - static_cast<int64_t>(r.tokens.size()),
+                                   session_->max_context() - n0 - 1}))
+                            : 0;
+    std::vector<DraftToken> proposals;
+    if (asked > 0) {
+      history_.push_back(t);  // the drafter continues the history with t
+      DraftContext ctx;
+      ctx.history = history_;
+      ctx.max_len = asked;
+      ctx.picker = &*spec_->picker;
+      ctx.target = session_.get();
+      const auto d0 = Clock::now();
+      auto d = spec_->drafter->Propose(ctx);
+      r.draft_seconds += std::chrono::duration<double>(Clock::now() - d0).count();
+      history_.pop_back();
+      if (!d.ok()) return d.status();
+      proposals = *std::move(d);
+      if (static_cast<int>(proposals.size()) > asked) proposals.resize(static_cast<size_t>(asked));
+      // llama.cpp's --draft-min: a draft this short is not worth a verification batch.
+      if (static_cast<int>(proposals.size()) < std::max(spec_->draft_min, 1)) {
+        spec_->length.Observe(asked, 0, 0);
+        spec_->drafter->Accept(0);
+        proposals.clear();
+      }
+    }
+    if (proposals.empty()) {
       if (absl::Status st = session_->DecodeInto(t, &logits); !st.ok()) return st;
       history_.push_back(t);
       ++r.decode_steps;
       ++r.decoded_tokens;
       continue;
     }
-    // Speculation: the draft's proposals after t, evaluated with t in one batch; row i
-    // is the model's logits after batch[0..i], what a one-token decode would give.
-    history_.push_back(t);
-    auto proposals = Propose(history_, static_cast<int>(k));
-    if (!proposals.ok()) return proposals.status();
-    batch.assign(1, t);
-    batch.insert(batch.end(), proposals->begin(), proposals->end());
-    if (absl::Status st = session_->EvalInto(batch, &rows, /*all_logits=*/true); !st.ok()) return st;
+    // Verification: t and the proposals in one batch; row i is the model's logits after
+    // batch[0..i], bit for bit what a one-token decode would give (prefill is row-exact).
+    Speculation& sp = *spec_;
+    sp.batch.assign(1, t);
+    for (const DraftToken& d : proposals) sp.batch.push_back(d.token);
+    if (absl::Status st = sp.rollback->BeforeBatch(*session_); !st.ok()) return st;
+    if (absl::Status st = session_->EvalInto(sp.batch, &sp.rows, /*all_logits=*/true); !st.ok()) return st;
     ++r.decode_steps;
-    r.draft_tokens += static_cast<int64_t>(proposals->size());
-    const size_t n_vocab = rows.size() / batch.size();
+    r.draft_tokens += static_cast<int64_t>(proposals.size());
+    const size_t n_vocab = sp.rows.size() / sp.batch.size();
+    int accepted = 0;
     size_t kept = 1;  // batch tokens that stay in the KV cache
     bool stopped = false;
-    for (size_t i = 0; i < proposals->size(); ++i) {
-      auto s = sample(std::span<const float>(rows).subspan(i * n_vocab, n_vocab));
-      if (!s.ok()) return s.status();
-      const bool agrees = *s == (*proposals)[i];
-      if (!take(*s, n0 + static_cast<int64_t>(i) + 1)) {
-        r.draft_accepted += agrees;
+    for (size_t i = 0; i < proposals.size(); ++i) {
+      const std::span<const float> row = std::span<const float>(sp.rows).subspan(i * n_vocab, n_vocab);
+      TokenId next;
+      bool agrees;
+      if (sp.rejection_sampling) {
+        // The target's distribution here (its penalty window includes the tokens kept so
+        // far), against the proposal's q: the kept or resampled token has distribution p.
+        if (absl::Status st = sampler->Probabilities(row, sp.p); !st.ok()) return st;
+        const double u_accept = sampler->NextUniform();
+        const double u_resample = sampler->NextUniform();
+        const AcceptOutcome o = AcceptOrResample(sp.p.data, proposals[i], u_accept, u_resample, sp.scratch);
+        sampler->Accept(o.token);
+        next = o.token;
+        agrees = o.accepted;
+      } else {
+        auto s = sample(row);
+        if (!s.ok()) return s.status();
+        next = *s;
+        agrees = next == proposals[i].token;
+      }
+      if (!take(next, n0 + static_cast<int64_t>(i) + 1)) {
+        accepted += agrees;
         stopped = true;
         break;
       }
       if (!agrees) {
-        pending = *s;  // the proposals from here on are wrong: s is evaluated next
+        pending = next;  // the proposals from here on are wrong: next is evaluated next
         break;
       }
-      ++r.draft_accepted;
+      ++accepted;
       ++kept;
     }
-    session_->Truncate(n0 + static_cast<int64_t>(kept));
-    history_.insert(history_.end(), batch.begin() + 1, batch.begin() + static_cast<std::ptrdiff_t>(kept));
+    // Rows past the last kept proposal leave the cache (exactly: target_rollback.h).
+    if (absl::Status st = sp.rollback->KeepPrefix(*session_, n0 + static_cast<int64_t>(kept)); !st.ok()) return st;
+    history_.insert(history_.end(), sp.batch.begin(), sp.batch.begin() + static_cast<std::ptrdiff_t>(kept));
+    r.draft_accepted += accepted;
     r.decoded_tokens += static_cast<int64_t>(kept);
+    sp.drafter->Accept(accepted);
+    sp.length.Observe(asked, static_cast<int>(proposals.size()), accepted);
     if (stopped) break;
-    if (!pending) logits.assign(rows.end() - static_cast<std::ptrdiff_t>(n_vocab), rows.end());
+    // Every proposal kept: the last row's logits choose the next token (the bonus token).
+    if (!pending) logits.assign(sp.rows.end() - static_cast<std::ptrdiff_t>(n_vocab), sp.rows.end());
   }
   if (r.stop != StopReason::kStopString) {
     // Release what waited for a stop string or the rest of a UTF-8 character.

@@ -1,5 +1,7 @@
 #include "sampling/sampler.h"
 
+#include "sampling/distribution.h"
+
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -55,6 +57,10 @@ absl::StatusOr<int32_t> Sampler::Sample(std::span<const float> logits, GrammarCo
     return absl::FailedPreconditionError("grammar: no token of the vocabulary can continue the grammar here");
   }
   return Sample(masked_);
+}
+
+absl::Status Sampler::Probabilities(std::span<const float> logits, Candidates& out) const {
+  return ChainProbabilities(params_, window_.Counts(), logits, out);
 }
 
 void Sampler::Accept(int32_t token) { window_.Push(token); }

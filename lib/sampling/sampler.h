@@ -56,6 +56,14 @@ class Sampler {
   // FailedPrecondition when the grammar allows no token of the vocabulary here.
   absl::StatusOr<int32_t> Sample(std::span<const float> logits, GrammarConstraint* grammar);
 
+  // The probabilities Sample would draw from here (ChainProbabilities over the penalty
+  // window), without drawing: speculative decoding's accept/reject rule compares them
+  // with the drafter's. Errors as Sample's.
+  absl::Status Probabilities(std::span<const float> logits, Candidates& out) const;
+  // One uniform number from this sampler's PRNG (the accept/reject rule's draws, so a
+  // seed reproduces a speculative run too).
+  double NextUniform() { return rng_.NextUniform(); }
+
   // Records a token in the penalty window (generated or prompt tokens).
   void Accept(int32_t token);
 

@@ -1,79 +1,27 @@
-// Speculative decoding (SpeculativeOptions): with any draft of the same vocabulary the
-// reply is the one plain decoding gives, token for token — greedy, sampled with a seed,
-// under a grammar, with stop strings and max_tokens cutting in the middle of a batch —
-// and a follow-up request still reuses the KV cache. The tiny random llama is the model;
-// drafts: itself (every greedy proposal kept) and its Q4_0 quantization (which agrees
-// on almost none: the tiny model's logits are nearly flat, so quantization moves the argmax).
-#include <catch2/catch.hpp>
+// Speculative decoding (SpeculativeOptions) under the exact-match rule: with any drafter
+// of the same vocabulary the reply is the one plain decoding gives, token for token —
+// greedy on every family fixture, sampled with a seed, under a grammar, with stop
+// strings and max_tokens cutting in the middle of a batch — and a follow-up request
+// still reuses the KV cache. Drafts: the model itself (every greedy proposal kept), its
+// Q4_0 quantization (which agrees on almost none: the tiny model's logits are nearly
+// flat, so quantization moves the argmax), and the model itself with proposals
+// corrupted at pseudo-random places.
+#include "speculative_helpers.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <string>
 
-#include "uaii/generation.h"
 #include "uaii/model_locator.h"
 
-using namespace uaii;
-
-namespace {
-
-std::shared_ptr<const Model> Tiny(const std::string& file) {
-  const char* dir = std::getenv("UAII_FIXTURE_DIR");
-  auto m = Model::Load(std::string(dir ? dir : UAII_FIXTURE_DIR) + "/tiny/" + file);
-  REQUIRE(m.ok());
-  return *m;
-}
-
-SessionOptions Options() {
-  SessionOptions o;
-  o.threads = 1;
-  o.max_context = 256;
-  return o;
-}
-
-std::unique_ptr<Generator> Plain(const std::shared_ptr<const Model>& m) {
-  auto g = Generator::Create(m, Options());
-  REQUIRE(g.ok());
-  return *std::move(g);
-}
-
-std::unique_ptr<Generator> Speculative(const std::shared_ptr<const Model>& m, std::shared_ptr<const Model> draft,
-                                       int n_draft) {
-  SpeculativeOptions spec;
-  spec.draft = std::move(draft);
-  spec.n_draft = n_draft;
-  spec.draft_session = Options();
-  auto g = Generator::Create(m, Options(), spec);
-  REQUIRE(g.ok());
-  return *std::move(g);
-}
-
-GenerationRequest Request(uint32_t seed, float temperature, int64_t max_tokens = 40) {
-  GenerationRequest r;
-  r.prompt = {1, 300, 301, 302, 303};
-  r.max_tokens = max_tokens;
-  r.sampling = temperature > 0 ? sampling::SamplingParams{} : sampling::SamplingParams::Greedy();
-  r.sampling.temperature = temperature;
-  r.sampling.seed = seed;
-  return r;
-}
-
-void CheckSame(const GenerationResult& a, const GenerationResult& b) {
-  CHECK(a.tokens == b.tokens);
-  CHECK(a.text == b.text);
-  CHECK(a.stop == b.stop);
-}
-
-}  // namespace
+using namespace spec_test;
 
 TEST_CASE("speculative: the reply equals plain decoding for every draft, greedy and sampled", "[generation]") {
   auto model = Tiny("tiny-llama-f32.gguf");
   auto plain = Plain(model);
   for (const char* draft_file : {"tiny-llama-f32.gguf", "tiny-llama-q4_0.gguf"}) {
-    for (int n_draft : {1, 3, 8}) {
-      auto spec = Speculative(model, Tiny(draft_file), n_draft);
+    for (int n_draft : {1, 3, 8, 16}) {
+      auto spec = WithSpec(model, DraftModel(Tiny(draft_file), n_draft, AcceptanceRule::kExactMatch));
       for (auto [seed, temp] : {std::pair{1u, 0.0f}, {7u, 0.8f}, {9u, 1.3f}}) {
-        INFO(draft_file << " n_draft " << n_draft << " seed " << seed << " temperature " << temp);
+        INFO(draft_file << " draft_max " << n_draft << " seed " << seed << " temperature " << temp);
         plain->Reset();
         spec->Reset();
         auto a = plain->Run(Request(seed, temp));
@@ -86,45 +34,92 @@ TEST_CASE("speculative: the reply equals plain decoding for every draft, greedy 
         if (std::string(draft_file) == "tiny-llama-f32.gguf" && temp == 0.0f) {
           CHECK(b->draft_accepted == b->draft_tokens);  // the model itself: every greedy proposal kept
           CHECK(b->decode_steps < a->decode_steps);      // fewer forward passes
+          CHECK(b->draft_acceptance_rate() == 1.0);
         }
       }
     }
   }
 }
 
+TEST_CASE("speculative: greedy output is bit for bit plain decoding's on every family", "[generation]") {
+  // Each family's fixture drafts for itself with every third proposal corrupted (so
+  // verifications keep 0, 1 or 2 proposals and roll the rest back), and, where the
+  // vocabulary is the tiny llama's, the tiny llama's Q4_0 drafts for it (another family).
+  const auto cross = Tiny("tiny-llama-q4_0.gguf");
+  int cross_pairs = 0;
+  for (const char* file : {"tiny/tiny-llama-q8_0.gguf", "tiny/tiny-gemma3-q4_k.gguf", "families/qwen2-q8_0.gguf",
+                           "families/qwen3-q4_k.gguf", "families/gemma-q4_1.gguf", "families/gemma2-f16.gguf",
+                           "families/phi3-q5_0.gguf", "families/gpt2-f32.gguf", "families/olmo2-q5_k.gguf",
+                           "families/gemma3-swa3-q8_0.gguf", "moe/mixtral-q4_0.gguf", "moe/qwen3moe-q4_k.gguf"}) {
+    INFO(file);
+    auto model = Load(file);
+    auto plain = Plain(model);
+    auto want = plain->Run(Request(1, 0.0f, 48));
+    REQUIRE(want.ok());
+    SpeculativeOptions s;
+    s.drafter = SelfCorrupting(model, [](int step, int i) { return (step + i) % 3 == 2; });
+    s.draft_max = 5;
+    s.p_min = 0.0f;
+    s.adaptive = false;
+    auto got = WithSpec(model, s)->Run(Request(1, 0.0f, 48));
+    REQUIRE(got.ok());
+    CheckSame(*want, *got);
+    CHECK(got->draft_accepted > 0);
+    CHECK(got->draft_accepted < got->draft_tokens);
+    CHECK(got->decode_steps < want->decode_steps);
+    SpeculativeOptions c = DraftModel(cross, 4);
+    c.draft_session = Options();
+    if (auto g = Generator::Create(model, Options(), c); g.ok()) {
+      auto other = (*g)->Run(Request(1, 0.0f, 48));
+      REQUIRE(other.ok());
+      CheckSame(*want, *other);
+      CHECK(other->draft_tokens > 0);
+      ++cross_pairs;
+    } else {
+      CHECK_THAT(std::string(g.status().message()), Catch::Contains("same vocabulary"));
+    }
+  }
+  CHECK(cross_pairs >= 10);  // the tiny llama drafts for every family but phi3 (its vocabulary has other specials)
+}
+
 TEST_CASE("speculative: stop strings, max_tokens and grammars cut batches the same way", "[generation]") {
   auto model = Tiny("tiny-llama-f32.gguf");
   auto plain = Plain(model);
-  auto spec = Speculative(model, Tiny("tiny-llama-q4_0.gguf"), 5);
-  // A stop string from the plain reply's middle, a max_tokens inside a batch.
-  auto full = plain->Run(Request(3, 0.9f, 30));
-  REQUIRE(full.ok());
-  REQUIRE(full->text.size() > 12);
-  GenerationRequest stop = Request(3, 0.9f, 30);
-  stop.stop = {full->text.substr(8, 3)};
-  for (GenerationRequest req : {stop, Request(3, 0.9f, 7)}) {
+  // kAuto: exact match under the grammar, the rejection rule elsewhere; kExactMatch
+  // everywhere. Both stop where plain decoding does; exact match gives its tokens too.
+  for (AcceptanceRule rule : {AcceptanceRule::kExactMatch, AcceptanceRule::kAuto}) {
+    auto spec = WithSpec(model, DraftModel(Tiny("tiny-llama-q4_0.gguf"), 5, rule));
+    auto full = plain->Run(Request(3, 0.9f, 30));
+    REQUIRE(full.ok());
+    REQUIRE(full->text.size() > 12);
+    GenerationRequest stop = Request(3, 0.9f, 30);
+    stop.stop = {full->text.substr(8, 3)};
+    for (GenerationRequest req : {stop, Request(3, 0.9f, 7)}) {
+      plain->Reset();
+      spec->Reset();
+      auto a = plain->Run(req);
+      auto b = spec->Run(req);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      if (rule == AcceptanceRule::kExactMatch) CheckSame(*a, *b);
+      if (req.stop.empty()) CHECK(b->tokens.size() == 7);
+      else CHECK(b->text.find(req.stop[0]) == std::string::npos);
+    }
+    GenerationRequest g = Request(5, 1.0f, 60);
+    g.grammar = "root ::= \"{\" [a-z]{1,6} \"=\" [0-9]{1,3} (\", \" [a-z]{1,6} \"=\" [0-9]{1,3}){0,3} \"}\"\n";
     plain->Reset();
     spec->Reset();
-    auto a = plain->Run(req);
-    auto b = spec->Run(req);
+    auto a = plain->Run(g);
+    auto b = spec->Run(g);
     REQUIRE(a.ok());
     REQUIRE(b.ok());
-    CheckSame(*a, *b);
+    CheckSame(*a, *b);  // a grammar always takes the exact-match rule
   }
-  GenerationRequest g = Request(5, 1.0f, 60);
-  g.grammar = "root ::= \"{\" [a-z]{1,6} \"=\" [0-9]{1,3} (\", \" [a-z]{1,6} \"=\" [0-9]{1,3}){0,3} \"}\"\n";
-  plain->Reset();
-  spec->Reset();
-  auto a = plain->Run(g);
-  auto b = spec->Run(g);
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  CheckSame(*a, *b);
 }
 
 TEST_CASE("speculative: a follow-up turn reuses the cache and equals a cold run", "[generation]") {
   auto model = Tiny("tiny-llama-f32.gguf");
-  auto spec = Speculative(model, Tiny("tiny-llama-q4_0.gguf"), 4);
+  auto spec = WithSpec(model, DraftModel(Tiny("tiny-llama-q4_0.gguf"), 4));
   auto first = spec->Run(Request(1, 0.0f, 12));
   REQUIRE(first.ok());
   GenerationRequest next = Request(1, 0.0f, 12);
@@ -138,23 +133,37 @@ TEST_CASE("speculative: a follow-up turn reuses the cache and equals a cold run"
   CheckSame(*warm, *cold);
 }
 
-TEST_CASE("speculative: a draft with another vocabulary or a bad n_draft is refused", "[generation]") {
-  auto model = Tiny("tiny-llama-f32.gguf");
-  SpeculativeOptions spec;
-  // The default model (Gemma 3's 262,144 tokens) cannot draft for the tiny llama.
-  if (auto path = ResolveModelPath(""); path.ok()) {
-    auto gemma = Model::Load(*path);
-    REQUIRE(gemma.ok());
-    spec.draft = *gemma;
-    auto g = Generator::Create(model, Options(), spec);
-    REQUIRE_FALSE(g.ok());
-    CHECK_THAT(std::string(g.status().message()), Catch::Contains("same vocabulary"));
-  } else {
-    std::printf("SKIP the vocabulary check: default model not installed\n");
+TEST_CASE("speculative: the default model drafting for itself keeps every greedy proposal", "[generation]") {
+  auto path = ResolveModelPath("");
+  if (!path.ok()) {
+    std::printf("SKIP the default-model pair: default model not installed\n");
+    return;
   }
-  spec.draft = model;
-  spec.n_draft = 0;
-  auto g = Generator::Create(model, Options(), spec);
-  REQUIRE_FALSE(g.ok());
-  CHECK_THAT(std::string(g.status().message()), Catch::Contains("n_draft 0 is outside 1..64"));
+  auto m = Model::Load(*path);
+  REQUIRE(m.ok());
+  SessionOptions o;
+  o.threads = 2;
+  o.max_context = 128;
+  auto prompt = (*m)->tokenizer().Encode("The capital of France is", EncodeOptions{.parse_special = false, .add_special = true});
+  REQUIRE(prompt.ok());
+  GenerationRequest req;
+  req.prompt = *prompt;
+  req.max_tokens = 24;
+  req.sampling = sampling::SamplingParams::Greedy();
+  auto plain = Generator::Create(*m, o);
+  REQUIRE(plain.ok());
+  auto want = (*plain)->Run(req);
+  REQUIRE(want.ok());
+  SpeculativeOptions s;
+  s.draft = *m;
+  s.draft_session = o;
+  s.p_min = 0.0f;
+  auto spec = Generator::Create(*m, o, s);
+  REQUIRE(spec.ok());
+  auto got = (*spec)->Run(req);
+  REQUIRE(got.ok());
+  CheckSame(*want, *got);
+  CHECK(got->draft_tokens > 0);
+  CHECK(got->draft_accepted == got->draft_tokens);
+  CHECK(got->decode_steps <= 3);  // 23 tokens after the first: 16 + 7 in two batches
 }

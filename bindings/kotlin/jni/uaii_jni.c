@@ -259,11 +259,13 @@ done:
 
 /* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch,
  * device_memory_bytes];
- * draft_model: a model handle for speculative decoding (0: none), n_draft passed as is (the
- * library checks its range). The session keeps its own reference to the draft's data. */
+ * draft_model: a model handle for speculative decoding (0: none); draft: [draft_max, draft_min,
+ * draft_auto, draft_rule] and draft_p_min passed as they are (the library checks their
+ * ranges). The session keeps its own reference to the draft's data. */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
                                                            jint threads, jlong max_context, jboolean learn_calibration,
-                                                           jlongArray memory, jlong draft_model, jint n_draft) {
+                                                           jlongArray memory, jlong draft_model, jintArray draft,
+                                                           jfloat draft_p_min) {
   uaii_session_options o;
   uaii_session* session = NULL;
   uaii_status st;
@@ -288,7 +290,15 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
     o.device_memory_bytes = (uint64_t)m[6];
   }
   o.draft_model = (const uaii_model*)from_handle(draft_model);
-  o.n_draft = (int32_t)n_draft;
+  {
+    jint d[4];
+    (*env)->GetIntArrayRegion(env, draft, 0, 4, d);
+    o.draft_max = (int32_t)d[0];
+    o.draft_min = (int32_t)d[1];
+    o.draft_auto = d[2] ? 1u : 0u;
+    o.draft_rule = (uint32_t)d[3];
+  }
+  o.draft_p_min = (float)draft_p_min;
   st = uaii_session_create((const uaii_model*)from_handle(model), &o, &session);
   free(dev);
   if (st != UAII_OK) {
@@ -535,9 +545,10 @@ typedef struct sink_context {
 } sink_context;
 
 /* [stop_reason, prompt, completion, cached, reasoning, peak_rss, draft, draft_accepted]
- * (Usage.STATS_SIZE in Kotlin) and [prefill, decode] tok/s. */
+ * (Usage.STATS_SIZE in Kotlin) and [prefill, decode] tok/s, draft acceptance rate. */
 #define N_STATS 8
-static void result_arrays(const uaii_generate_result* r, jlong stats[N_STATS], jdouble rates[2]) {
+#define N_RATES 3
+static void result_arrays(const uaii_generate_result* r, jlong stats[N_STATS], jdouble rates[N_RATES]) {
   stats[0] = (jlong)r->stop_reason;
   stats[1] = (jlong)r->prompt_tokens;
   stats[2] = (jlong)r->completion_tokens;
@@ -548,6 +559,7 @@ static void result_arrays(const uaii_generate_result* r, jlong stats[N_STATS], j
   stats[7] = (jlong)r->draft_accepted_tokens;
   rates[0] = r->prefill_tokens_per_s;
   rates[1] = r->decode_tokens_per_s;
+  rates[2] = r->draft_acceptance_rate;
 }
 
 static int on_event(const uaii_event* ev, void* user_data) {
@@ -557,16 +569,16 @@ static int on_event(const uaii_event* ev, void* user_data) {
   if ((*env)->ExceptionCheck(env)) return 1;
   if (ev->kind == UAII_EVENT_DONE) {
     jlong stats[N_STATS];
-    jdouble rates[2];
+    jdouble rates[N_RATES];
     jlongArray s;
     jdoubleArray r;
     if (ev->result == NULL) return 0;
     result_arrays(ev->result, stats, rates);
     s = (*env)->NewLongArray(env, N_STATS);
-    r = (*env)->NewDoubleArray(env, 2);
+    r = (*env)->NewDoubleArray(env, N_RATES);
     if (s == NULL || r == NULL) return 1;
     (*env)->SetLongArrayRegion(env, s, 0, N_STATS, stats);
-    (*env)->SetDoubleArrayRegion(env, r, 0, 2, rates);
+    (*env)->SetDoubleArrayRegion(env, r, 0, N_RATES, rates);
     go = (*env)->CallBooleanMethod(env, c->sink, g_sink_on_done, s, r);
     (*env)->DeleteLocalRef(env, s);
     (*env)->DeleteLocalRef(env, r);
@@ -642,10 +654,10 @@ JNIEXPORT jbyteArray JNICALL Java_dev_uaii_Native_sessionRun(JNIEnv* env, jclass
   }
   {
     jlong stats[N_STATS];
-    jdouble rates[2];
+    jdouble rates[N_RATES];
     result_arrays(&result, stats, rates);
     (*env)->SetLongArrayRegion(env, out_stats, 0, N_STATS, stats);
-    (*env)->SetDoubleArrayRegion(env, out_rates, 0, 2, rates);
+    (*env)->SetDoubleArrayRegion(env, out_rates, 0, N_RATES, rates);
   }
   reply = new_bytes(env, text, strlen(text));
 

@@ -53,10 +53,26 @@ uaii_session_options SessionOptionsFrom(const SessionKwargs& kw) {
   o.moe_prefetch = kw.moe_prefetch ? 1 : 0;
   o.learn_calibration = kw.learn_calibration ? 1 : 0;
   if (kw.draft_model) o.draft_model = kw.draft_model->h;
-  if (kw.n_draft) {
-    if (*kw.n_draft < 1 || *kw.n_draft > 64)
-      Fail(UAII_ERR_INVALID_ARGUMENT, "n_draft " + std::to_string(*kw.n_draft) + " is outside 1..64");
-    o.n_draft = static_cast<int32_t>(*kw.n_draft);
+  o.draft_auto = kw.draft_auto ? 1 : 0;
+  // Ranges are the library's to check (its messages name the limit); only what the C
+  // fields cannot hold is refused here. 0 would mean "the default" to the C ABI.
+  if (kw.draft_max) {
+    if (*kw.draft_max < 1 || *kw.draft_max > INT32_MAX)
+      Fail(UAII_ERR_INVALID_ARGUMENT, "draft_max " + std::to_string(*kw.draft_max) + " is outside 1.." +
+                                          std::to_string(UAII_MAX_DRAFT_TOKENS));
+    o.draft_max = static_cast<int32_t>(*kw.draft_max);
+  }
+  if (kw.draft_min) {
+    if (*kw.draft_min < 0 || *kw.draft_min > INT32_MAX)
+      Fail(UAII_ERR_INVALID_ARGUMENT, "draft_min " + std::to_string(*kw.draft_min) + " is negative");
+    o.draft_min = static_cast<int32_t>(*kw.draft_min);
+  }
+  if (kw.draft_p_min) o.draft_p_min = static_cast<float>(*kw.draft_p_min);
+  if (kw.draft_rule) {
+    if (*kw.draft_rule == "auto") o.draft_rule = UAII_DRAFT_RULE_AUTO;
+    else if (*kw.draft_rule == "exact") o.draft_rule = UAII_DRAFT_RULE_EXACT;
+    else if (*kw.draft_rule == "rejection") o.draft_rule = UAII_DRAFT_RULE_REJECTION;
+    else Fail(UAII_ERR_INVALID_ARGUMENT, "draft_rule \"" + *kw.draft_rule + "\" is not auto, exact or rejection");
   }
   return o;
 }

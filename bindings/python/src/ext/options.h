@@ -20,8 +20,14 @@ struct SessionKwargs {
   std::optional<int64_t> moe_top_k;
   bool moe_prefetch = false;
   bool learn_calibration = false;
-  std::shared_ptr<ModelHandle> draft_model;  // speculative decoding's draft (None: none)
-  std::optional<int64_t> n_draft;
+  // Speculative decoding (docs/speculative.md): the draft model (None: none), or the
+  // model's own in-trunk head (draft="auto"), and the knobs (None: the C ABI's defaults).
+  std::shared_ptr<ModelHandle> draft_model;
+  bool draft_auto = false;
+  std::optional<int64_t> draft_max;  // n_draft= is its alias
+  std::optional<int64_t> draft_min;
+  std::optional<double> draft_p_min;
+  std::optional<std::string> draft_rule;  // "auto", "exact", "rejection"
   std::optional<int64_t> device_memory_bytes;  // None: 90% of the device's largest memory heap
 };
 

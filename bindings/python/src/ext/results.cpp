@@ -42,6 +42,7 @@ GenerateResult MakeResult(const uaii_generate_result& r, std::string text) {
   g.usage.peak_rss_bytes = r.peak_rss_bytes;
   g.usage.draft_tokens = r.draft_tokens;
   g.usage.draft_accepted_tokens = r.draft_accepted_tokens;
+  g.usage.draft_acceptance_rate = r.draft_acceptance_rate;
   return g;
 }
 
@@ -58,6 +59,7 @@ py::dict UsageDict(const Usage& u) {
   d["peak_rss_bytes"] = u.peak_rss_bytes;
   d["draft_tokens"] = u.draft_tokens;
   d["draft_accepted_tokens"] = u.draft_accepted_tokens;
+  d["draft_acceptance_rate"] = u.draft_acceptance_rate;
   return d;
 }
 
@@ -74,9 +76,11 @@ void BindResults(py::module_& m) {
       .def_readonly("decode_tokens_per_s", &Usage::decode_tokens_per_s, "Generation speed.")
       .def_readonly("peak_rss_bytes", &Usage::peak_rss_bytes, "Peak resident memory of the process so far.")
       .def_readonly("draft_tokens", &Usage::draft_tokens,
-                    "Speculative decoding (Session(draft_model=...)): tokens the draft proposed (0 without one).")
+                    "Speculative decoding (Session(draft=...)): tokens the drafter proposed (0 without one).")
       .def_readonly("draft_accepted_tokens", &Usage::draft_accepted_tokens,
-                    "Of the draft's proposals, the ones the model's sampler picked too.")
+                    "Of the drafter's proposals, the ones the acceptance rule kept.")
+      .def_readonly("draft_acceptance_rate", &Usage::draft_acceptance_rate,
+                    "draft_accepted_tokens / draft_tokens (0 without proposals).")
       .def("to_dict", &UsageDict, "The fields as a dict.")
       .def("__repr__", [](const Usage& u) {
         return py::str("Usage(prompt_tokens={}, completion_tokens={}, cached_tokens={}, reasoning_tokens={}, "

@@ -20,6 +20,7 @@ struct Usage {
   uint64_t peak_rss_bytes = 0;
   int64_t draft_tokens = 0;           // speculative decoding: proposed
   int64_t draft_accepted_tokens = 0;  // and kept
+  double draft_acceptance_rate = 0;   // kept / proposed (0 without proposals)
 };
 
 struct GenerateResult {

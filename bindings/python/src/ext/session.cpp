@@ -209,8 +209,8 @@ A conversation with a model: its KV cache, sampling state and last result.
 
     uaii.Session(model, preset=None, ram_gb=None, kv_window=None, threads=None,
                  device="cpu", max_context=None, moe_top_k=None, moe_prefetch=False,
-                 learn_calibration=False, draft_model=None, n_draft=None,
-                 device_memory_bytes=None)
+                 learn_calibration=False, draft=None, draft_max=None, draft_min=None,
+                 draft_p_min=None, draft_rule=None, device_memory_bytes=None)
 
 The C ABI's uaii_session_options (the C++ API's SessionOptions): preset: None /
 "none" (everything resident, the default), "laptop", "desktop", "server", "phone".
@@ -225,9 +225,16 @@ experts model (None: the file's; fewer is an approximation). moe_prefetch: read 
 the next layer's experts under a budget. learn_calibration: True folds what each generate / chat call
 measured into the storage cost model's calibration in $UAII_HOME, as `uaii generate`
 does (the C ABI's uaii_session_options.learn_calibration; docs/storage.md).
-draft_model: a smaller uaii.Model with the same vocabulary for speculative decoding
-(docs/speculative.md): it proposes up to n_draft (default 4) tokens a step, the model
-checks them in one batch; the replies are the same tokens as without it.
+draft: speculative decoding (docs/speculative.md): a smaller uaii.Model with the same
+vocabulary, or "auto" (the model's own multi-token-prediction head; no architecture has
+one yet: InvalidArgumentError naming it). It proposes up to draft_max (1..16, default 16)
+tokens a step, stopping below draft_p_min top probability (default 0.75); drafts shorter
+than draft_min (default 0) are not checked; the model checks the rest in one batch.
+draft_rule: "auto" (default: exact match for greedy requests and grammars, rejection
+sampling otherwise), "exact" (the replies are the same tokens as without a draft) or
+"rejection" (the target's distribution, more proposals kept). Usage.draft_tokens,
+.draft_accepted_tokens and .draft_acceptance_rate count them. draft_model= and n_draft=
+are aliases of draft= and draft_max=.
 
 A session belongs to one thread at a time (a second thread's call raises
 InvalidStateError); make one session per thread, they may share one model. Use it as
@@ -236,23 +243,39 @@ a context manager or call close().
       .def(py::init([](const Model& model, std::optional<std::string> preset, std::optional<double> ram_gb,
                        std::optional<int64_t> kv_window, std::optional<int64_t> threads, std::string device,
                        std::optional<int64_t> max_context, std::optional<int64_t> moe_top_k, bool moe_prefetch,
-                       bool learn_calibration, const py::object& draft_model, std::optional<int64_t> n_draft,
-                       std::optional<int64_t> device_memory_bytes) {
+                       bool learn_calibration, const py::object& draft, std::optional<int64_t> draft_max,
+                       std::optional<int64_t> draft_min, std::optional<double> draft_p_min,
+                       std::optional<std::string> draft_rule, std::optional<int64_t> device_memory_bytes,
+                       const py::object& draft_model, std::optional<int64_t> n_draft) {
              SessionKwargs kw{std::move(preset), ram_gb, kv_window, threads, std::move(device), max_context,
                               moe_top_k, moe_prefetch, learn_calibration};
-             if (!draft_model.is_none()) {
-               if (!py::isinstance<Model>(draft_model)) throw py::type_error("draft_model must be a uaii.Model");
-               kw.draft_model = draft_model.cast<const Model&>().handle();
+             if (!draft.is_none() && !draft_model.is_none())
+               throw py::type_error("draft and draft_model are the same option: give one");
+             if (draft_max && n_draft) throw py::type_error("draft_max and n_draft are the same option: give one");
+             const py::object& d = draft.is_none() ? draft_model : draft;
+             const char* name = draft.is_none() ? "draft_model" : "draft";
+             if (py::isinstance<py::str>(d) && d.cast<std::string>() == "auto" && draft_model.is_none()) {
+               kw.draft_auto = true;
+             } else if (!d.is_none()) {
+               if (!py::isinstance<Model>(d))
+                 throw py::type_error(std::string(name) + " must be a uaii.Model" +
+                                      (draft_model.is_none() ? " or \"auto\"" : ""));
+               kw.draft_model = d.cast<const Model&>().handle();
              }
-             kw.n_draft = n_draft;
+             kw.draft_max = draft_max ? draft_max : n_draft;
+             kw.draft_min = draft_min;
+             kw.draft_p_min = draft_p_min;
+             kw.draft_rule = std::move(draft_rule);
              kw.device_memory_bytes = device_memory_bytes;
              return std::make_shared<Session>(model, kw);
            }),
            py::arg("model"), py::arg("preset") = py::none(), py::arg("ram_gb") = py::none(),
            py::arg("kv_window") = py::none(), py::arg("threads") = py::none(), py::arg("device") = "cpu",
            py::arg("max_context") = py::none(), py::arg("moe_top_k") = py::none(), py::arg("moe_prefetch") = false,
-           py::arg("learn_calibration") = false, py::arg("draft_model") = py::none(), py::arg("n_draft") = py::none(),
-           py::arg("device_memory_bytes") = py::none())
+           py::arg("learn_calibration") = false, py::arg("draft") = py::none(), py::arg("draft_max") = py::none(),
+           py::arg("draft_min") = py::none(), py::arg("draft_p_min") = py::none(), py::arg("draft_rule") = py::none(),
+           py::arg("device_memory_bytes") = py::none(), py::arg("draft_model") = py::none(),
+           py::arg("n_draft") = py::none())
       .def(
           "generate",
           [](Session& s, const py::object& prompt, std::optional<int64_t> max_tokens, std::optional<double> temperature,

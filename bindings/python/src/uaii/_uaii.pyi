@@ -40,10 +40,13 @@ class Usage:
     def peak_rss_bytes(self) -> int: ...
     @property
     def draft_tokens(self) -> int:
-        """Speculative decoding: tokens the draft model proposed (0 without one)."""
+        """Speculative decoding: tokens the drafter proposed (0 without one)."""
     @property
     def draft_accepted_tokens(self) -> int:
-        """Of the draft's proposals, the ones the model's sampler picked too."""
+        """Of the drafter's proposals, the ones the acceptance rule kept."""
+    @property
+    def draft_acceptance_rate(self) -> float:
+        """draft_accepted_tokens / draft_tokens (0 without proposals)."""
     def to_dict(self) -> dict[str, Union[int, float]]: ...
 
 class GenerateResult:
@@ -133,8 +136,11 @@ class Session:
     def __init__(self, model: Model, preset: Optional[Preset] = None, ram_gb: Optional[float] = None,
                  kv_window: Optional[int] = None, threads: Optional[int] = None, device: str = "cpu",
                  max_context: Optional[int] = None, moe_top_k: Optional[int] = None, moe_prefetch: bool = False,
-                 learn_calibration: bool = False, draft_model: Optional[Model] = None,
-                 n_draft: Optional[int] = None, device_memory_bytes: Optional[int] = None) -> None: ...
+                 learn_calibration: bool = False, draft: Union[Model, str, None] = None,
+                 draft_max: Optional[int] = None, draft_min: Optional[int] = None,
+                 draft_p_min: Optional[float] = None, draft_rule: Optional[str] = None,
+                 device_memory_bytes: Optional[int] = None, draft_model: Optional[Model] = None,
+                 n_draft: Optional[int] = None) -> None: ...
     @overload
     def generate(self, prompt: str, *, max_tokens: Optional[int] = None, temperature: Optional[float] = None,
                  top_k: Optional[int] = None, top_p: Optional[float] = None, min_p: Optional[float] = None,

@@ -33,18 +33,41 @@ public struct SessionOptions: Sendable {
   public var moeTopK: Int = 0
   /// Under a budget, read the next layer's experts ahead (results do not change).
   public var moePrefetch: Bool = false
+  /// Which proposals a speculative step keeps (uaii_draft_rule; docs/speculative.md).
+  public enum DraftRule: UInt32, Sendable {
+    /// Exact match for greedy requests and grammars, rejection sampling otherwise.
+    case auto = 0
+    /// The sampler picks every token: the same reply as without a draft.
+    case exact = 1
+    /// Leviathan et al.: the target's distribution, more proposals kept when sampling.
+    case rejection = 2
+  }
   /// Speculative decoding (docs/speculative.md): a smaller model with the same vocabulary
-  /// proposes up to `nDraft` tokens a step, greedily; the model checks them in one batch and
-  /// keeps those its own sampler picks too, so replies are the same as without a draft.
-  /// nil: none. The session keeps its own reference to the draft's data.
+  /// proposes up to `draftMax` tokens a step; the model checks them in one batch and
+  /// `draftRule` keeps a prefix of them. nil: none. The session keeps its own reference to
+  /// the draft's data.
   public var draftModel: Model?
-  /// Draft proposals per step, 1...64.
-  public var nDraft: Int = 4
+  /// The model's own in-trunk multi-token-prediction head drafts (`--draft auto`); no
+  /// architecture has one yet, so creating the session throws naming it.
+  public var draftAuto: Bool = false
+  /// Proposals per verification, 1...16 (llama.cpp's --draft-max).
+  public var draftMax: Int = 16
+  /// The older name of `draftMax`.
+  public var nDraft: Int {
+    get { draftMax }
+    set { draftMax = newValue }
+  }
+  /// Drafts shorter than this are not verified (--draft-min), 0...draftMax.
+  public var draftMin: Int = 0
+  /// Stop proposing when the drafter's top probability is below this (--draft-p-min), 0...1.
+  public var draftPMin: Float = 0.75
+  public var draftRule: DraftRule = .auto
 
   public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false,
               preset: Preset = .none, ramBudgetBytes: UInt64 = 0, kvWindow: Int = -1, prefillChunk: Int = 512,
-              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, nDraft: Int = 4,
-              deviceMemoryBytes: UInt64 = 0) {
+              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, draftAuto: Bool = false,
+              draftMax: Int = 16, nDraft: Int? = nil, draftMin: Int = 0, draftPMin: Float = 0.75,
+              draftRule: DraftRule = .auto, deviceMemoryBytes: UInt64 = 0) {
     self.device = device
     self.deviceMemoryBytes = deviceMemoryBytes
     self.threads = threads
@@ -57,7 +80,11 @@ public struct SessionOptions: Sendable {
     self.moeTopK = moeTopK
     self.moePrefetch = moePrefetch
     self.draftModel = draftModel
-    self.nDraft = nDraft
+    self.draftAuto = draftAuto
+    self.draftMax = nDraft ?? draftMax
+    self.draftMin = draftMin
+    self.draftPMin = draftPMin
+    self.draftRule = draftRule
   }
 }
 
@@ -160,10 +187,12 @@ public struct Usage: Sendable {
   public var prefillTokensPerSecond: Double
   public var decodeTokensPerSecond: Double
   public var peakRSSBytes: UInt64
-  /// Speculative decoding: tokens the draft proposed (0 without a draft).
+  /// Speculative decoding: tokens the drafter proposed (0 without a draft).
   public var draftTokens: Int
-  /// Of those, the ones the model's sampler picked too (0 <= draftAcceptedTokens <= draftTokens).
+  /// Of those, the ones the acceptance rule kept (0 <= draftAcceptedTokens <= draftTokens).
   public var draftAcceptedTokens: Int
+  /// draftAcceptedTokens / draftTokens (0 without proposals).
+  public var draftAcceptanceRate: Double
 
   init(_ r: uaii_generate_result) {
     stopReason = StopReason(raw: r.stop_reason)
@@ -176,6 +205,7 @@ public struct Usage: Sendable {
     peakRSSBytes = r.peak_rss_bytes
     draftTokens = Int(r.draft_tokens)
     draftAcceptedTokens = Int(r.draft_accepted_tokens)
+    draftAcceptanceRate = r.draft_acceptance_rate
   }
 }
 

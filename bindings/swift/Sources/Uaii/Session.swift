@@ -27,13 +27,17 @@ public final class Session {
     o.moe_top_k = Int64(options.moeTopK)
     o.moe_prefetch = options.moePrefetch ? 1 : 0
     o.device_memory_bytes = options.deviceMemoryBytes
-    // The C ABI reads n_draft 0 as its default (4); here 0 is out of range like any other
-    // value outside 1...64, which the library refuses with its own message.
-    if options.nDraft == 0 {
-      throw UaiiError(status: .invalidArgument, message: "n_draft 0 is outside 1..64")
+    // The C ABI reads draft_max 0 as its default (16); here 0 is out of range like any other
+    // value outside 1...16, which the library refuses with its own message.
+    if options.draftMax == 0 {
+      throw UaiiError(status: .invalidArgument, message: "draft_max 0 is outside 1..16")
     }
     o.draft_model = options.draftModel?.handle
-    o.n_draft = Int32(clamping: options.nDraft)
+    o.draft_auto = options.draftAuto ? 1 : 0
+    o.draft_max = Int32(clamping: options.draftMax)
+    o.draft_min = Int32(clamping: options.draftMin)
+    o.draft_p_min = options.draftPMin
+    o.draft_rule = options.draftRule.rawValue
     var out: OpaquePointer?
     let status = options.device.withCString { device in
       o.device = device

@@ -27,14 +27,15 @@ class Model private constructor(handle: Long) : AutoCloseable {
 
   /**
    * A new conversation (KV cache, sampler) over this model; with [SessionOptions.draftModel],
-   * speculative decoding (a draft of another vocabulary, or nDraft outside 1..64, throws
+   * speculative decoding (a draft of another vocabulary, or draftMax outside 1..16, throws
    * UaiiException(INVALID_ARGUMENT) with the library's message).
    */
   @JvmOverloads
   fun newSession(options: SessionOptions = SessionOptions()): Session {
-    // The C ABI reads n_draft 0 as its default (4); here the default is 4 itself, so 0 is out
-    // of range like any other value outside 1..64, which the library refuses with its message.
-    if (options.nDraft == 0) throw UaiiException(Status.INVALID_ARGUMENT, "n_draft 0 is outside 1..64")
+    // The C ABI reads draft_max 0 as its default (16); here the default is 16 itself, so 0 is
+    // out of range like any other value outside 1..16, which the library refuses with its message.
+    val draftMax = options.nDraft ?: options.draftMax
+    if (draftMax == 0) throw UaiiException(Status.INVALID_ARGUMENT, "draft_max 0 is outside 1..16")
     // The C field is unsigned: a negative Long would read as an enormous budget.
     if (options.deviceMemoryBytes < 0) {
       throw UaiiException(Status.INVALID_ARGUMENT, "deviceMemoryBytes ${options.deviceMemoryBytes} is negative")
@@ -43,7 +44,9 @@ class Model private constructor(handle: Long) : AutoCloseable {
     return Session(
       Native.sessionCreate(
         handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration,
-        options.memory(), draft?.rawHandle() ?: 0L, options.nDraft
+        options.memory(), draft?.rawHandle() ?: 0L,
+        intArrayOf(draftMax, options.draftMin, if (options.draftAuto) 1 else 0, options.draftRule.code),
+        options.draftPMin
       ),
       this, draft)
   }

@@ -39,11 +39,12 @@ internal object Native {
   /**
    * memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1),
    * deviceMemoryBytes];
-   * draftModel: a model handle for speculative decoding, or 0; nDraft as the C ABI reads it.
+   * draftModel: a model handle for speculative decoding, or 0; draft: [draftMax, draftMin,
+   * draftAuto (0/1), draftRule] and draftPMin as the C ABI reads them.
    */
   @JvmStatic external fun sessionCreate(
     model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean, memory: LongArray,
-    draftModel: Long, nDraft: Int
+    draftModel: Long, draft: IntArray, draftPMin: Float
   ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)
@@ -79,7 +80,7 @@ internal interface NativeSink {
   fun onEvent(kind: Int, text: ByteArray): Boolean
   /**
    * The last event: [stop, prompt, completion, cached, reasoning, peakRss, draft, draftAccepted]
-   * (Usage.STATS_SIZE), [prefill, decode] tok/s.
+   * (Usage.STATS_SIZE), [prefill, decode] tok/s and the draft acceptance rate.
    */
   fun onDone(stats: LongArray, rates: DoubleArray): Boolean
 }

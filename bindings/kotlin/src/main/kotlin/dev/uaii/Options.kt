@@ -29,22 +29,39 @@ data class SessionOptions @JvmOverloads constructor(
   val moePrefetch: Boolean = false,
   /**
    * Speculative decoding (docs/speculative.md): a smaller model with the same vocabulary
-   * proposes up to [nDraft] tokens a step, greedily; the model checks them in one batch and
-   * keeps those its own sampler picks too, so replies are the same as without a draft.
-   * null: none. The session keeps its own reference to the draft's data.
+   * proposes up to [draftMax] tokens a step; the model checks them in one batch and
+   * [draftRule] keeps a prefix of them. null: none. The session keeps its own reference to
+   * the draft's data.
    */
   val draftModel: Model? = null,
-  /** Draft proposals per step, 1..64. */
-  val nDraft: Int = 4,
+  /** The older name of [draftMax] (null: draftMax decides). */
+  val nDraft: Int? = null,
   /**
    * A GPU's memory for the weights, in bytes (0: 90% of the device's largest memory heap;
    * negative is refused). Weights past it stay in host memory the device reads across the
    * bus: slower, the same logits (docs/backends.md, "The device budget"). No effect on "cpu";
    * [Session.deviceStats] reports the placement.
    */
-  val deviceMemoryBytes: Long = 0
+  val deviceMemoryBytes: Long = 0,
+  /** Proposals per verification, 1..16 (llama.cpp's --draft-max). */
+  val draftMax: Int = 16,
+  /** Drafts shorter than this are not verified (--draft-min), 0..draftMax. */
+  val draftMin: Int = 0,
+  /** Stop proposing when the drafter's top probability is below this (--draft-p-min), 0..1. */
+  val draftPMin: Float = 0.75f,
+  /**
+   * The model's own in-trunk multi-token-prediction head drafts (`--draft auto`) instead of
+   * [draftModel]; no architecture has one yet, so this throws INVALID_ARGUMENT naming it.
+   */
+  val draftAuto: Boolean = false,
+  /** Which proposals are kept (docs/speculative.md, "Acceptance rules"). */
+  val draftRule: DraftRule = DraftRule.AUTO
 ) {
   enum class Preset(val code: Int) { NONE(0), LAPTOP(1), DESKTOP(2), SERVER(3), PHONE(4) }
+
+  /** uaii_draft_rule: AUTO exact match for greedy requests and grammars, else REJECTION;
+   * EXACT the same reply as without a draft; REJECTION the target's distribution (Leviathan et al.). */
+  enum class DraftRule(val code: Int) { AUTO(0), EXACT(1), REJECTION(2) }
 
   internal fun memory() = longArrayOf(preset.code.toLong(), ramBudgetBytes, kvWindow, prefillChunk, moeTopK,
                                       if (moePrefetch) 1L else 0L, deviceMemoryBytes)
@@ -139,16 +156,18 @@ data class Usage(
   val decodeTokensPerSecond: Double,
   /** Speculative decoding ([SessionOptions.draftModel]): tokens the draft proposed (0 without a draft). */
   val draftTokens: Long = 0,
-  /** Of those, the ones the model's sampler picked too (0 <= draftAcceptedTokens <= draftTokens). */
-  val draftAcceptedTokens: Long = 0
+  /** Of those, the ones the acceptance rule kept (0 <= draftAcceptedTokens <= draftTokens). */
+  val draftAcceptedTokens: Long = 0,
+  /** draftAcceptedTokens / draftTokens (0 without proposals). */
+  val draftAcceptanceRate: Double = 0.0
 ) {
   internal companion object {
-    /** The shim's arrays (NativeSink.onDone): STATS_SIZE longs, two rates. */
+    /** The shim's arrays (NativeSink.onDone): STATS_SIZE longs, three rates. */
     const val STATS_SIZE = 8
 
     fun of(stats: LongArray, rates: DoubleArray) =
       Usage(StopReason.of(stats[0].toInt()), stats[1], stats[2], stats[3], stats[4], stats[5], rates[0], rates[1],
-            stats[6], stats[7])
+            stats[6], stats[7], rates[2])
   }
 }
 

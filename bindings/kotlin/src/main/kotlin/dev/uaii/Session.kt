@@ -158,7 +158,7 @@ class Session internal constructor(
 
   internal fun run(chat: Boolean, prompt: ByteArray, tools: ByteArray?, options: GenerateOptions, sink: NativeSink?): Generation {
     val stats = LongArray(Usage.STATS_SIZE)
-    val rates = DoubleArray(2)
+    val rates = DoubleArray(3)
     val text = Native.sessionRun(handle.get(), chat, prompt, tools, options.ints(), options.floats(), options.seed,
       options.stops(), options.grammarBytes(), options.jsonSchemaBytes(), sink, stats, rates)
     return Generation(fromUtf8(text), Usage.of(stats, rates))

@@ -1,7 +1,8 @@
 // Speculative decoding through the Kotlin SDK (docs/speculative.md): a session whose
-// SessionOptions name a draft model gives the replies a session without one gives, and its
-// Usage counts the proposals; a draft of another vocabulary and an nDraft outside 1..64 are
-// refused with the library's message. The default model (Gemma 3 270M) is its own draft;
+// SessionOptions name a draft model gives, under the exact-match rule (and greedily under
+// any), the replies a session without one gives, and its Usage counts the proposals; the
+// knobs (draftMax, draftMin, draftPMin, draftRule, draftAuto) reach the library, whose
+// messages refuse bad values and a draft of another vocabulary. The default model (Gemma 3 270M) is its own draft;
 // the other vocabulary is the tiny llama fixture (tests/fixtures/make_tiny_models.py, in the
 // directory -Duaii.fixtures.dir that bindings/kotlin/scripts/test.sh sets).
 package dev.uaii
@@ -31,7 +32,10 @@ class SpeculativeTest {
   /** The same request without and with [draft]: the replies must be token for token the same. */
   private fun compare(options: GenerateOptions, draft: Model, nDraft: Int): Pair<Generation, Generation> {
     val plain = model.newSession().use { it.generate(PROMPT, options) }
-    val spec = model.newSession(SessionOptions(draftModel = draft, nDraft = nDraft)).use { it.generate(PROMPT, options) }
+    // draftPMin 0: every proposal the draft makes, however unsure (the default 0.75 cuts some).
+    val spec = model.newSession(SessionOptions(draftModel = draft, nDraft = nDraft, draftPMin = 0f,
+                                               draftRule = SessionOptions.DraftRule.EXACT))
+      .use { it.generate(PROMPT, options) }
     assertTrue(plain.text.isNotEmpty())
     assertEquals(plain.text, spec.text)
     assertEquals(plain.usage.completionTokens, spec.usage.completionTokens)
@@ -40,6 +44,7 @@ class SpeculativeTest {
     assertEquals(0L, plain.usage.draftAcceptedTokens)
     assertTrue("the draft proposed nothing: ${spec.usage}", spec.usage.draftTokens > 0)
     assertTrue("${spec.usage}", spec.usage.draftAcceptedTokens in 0..spec.usage.draftTokens)
+    assertEquals(spec.usage.draftAcceptedTokens.toDouble() / spec.usage.draftTokens, spec.usage.draftAcceptanceRate, 1e-12)
     return Pair(plain, spec)
   }
 
@@ -47,6 +52,7 @@ class SpeculativeTest {
     val (_, spec) = compare(GenerateOptions(maxTokens = 24), model, 4)
     // Its own draft proposes what the model picks greedily: every proposal is kept.
     assertEquals(spec.usage.draftTokens, spec.usage.draftAcceptedTokens)
+    assertEquals(1.0, spec.usage.draftAcceptanceRate, 0.0)
   }
 
   @Test fun sampledReplyWithADraftIsTheSame() {
@@ -54,7 +60,7 @@ class SpeculativeTest {
   }
 
   @Test fun streamedDoneEventCarriesTheDraftCounts() {
-    model.newSession(SessionOptions(draftModel = model, nDraft = 5)).use { session ->
+    model.newSession(SessionOptions(draftModel = model, draftMax = 5, draftPMin = 0f)).use { session ->
       var done: Usage? = null
       val g = session.generate(PROMPT, GenerateOptions(maxTokens = 12)) { ev ->
         if (ev is Event.Done) done = ev.usage
@@ -68,6 +74,7 @@ class SpeculativeTest {
       val streamed = (last as Event.Done).usage
       assertEquals(g.usage.draftTokens, streamed.draftTokens)
       assertEquals(g.usage.draftAcceptedTokens, streamed.draftAcceptedTokens)
+      assertEquals(g.usage.draftAcceptanceRate, streamed.draftAcceptanceRate, 0.0)
     }
   }
 
@@ -76,7 +83,7 @@ class SpeculativeTest {
     val want = model.newSession().use { it.generate(PROMPT, options) }
     val draft = Model.open() // a second handle on the default model, closed before the session runs
     val session = try {
-      model.newSession(SessionOptions(draftModel = draft))
+      model.newSession(SessionOptions(draftModel = draft, draftPMin = 0f))
     } finally {
       draft.close()
     }
@@ -90,14 +97,35 @@ class SpeculativeTest {
     assertTrue(e.message!!, e.message!!.contains("Model is closed"))
   }
 
-  @Test fun nDraftOutsideOneToSixtyFourIsRefused() {
-    for (n in listOf(65, 0, -1)) {
-      val e = assertThrows<UaiiException> { model.newSession(SessionOptions(draftModel = model, nDraft = n)) }
-      assertEquals(Status.INVALID_ARGUMENT, e.status)
-      assertTrue(e.message!!, e.message!!.startsWith("n_draft $n is outside "))
+  @Test fun sampledRepliesWithTheRejectionRuleAreReproducible() {
+    val options = GenerateOptions(maxTokens = 24, temperature = 1.0f, seed = 5)
+    model.newSession(SessionOptions(draftModel = model, draftPMin = 0f)).use { spec ->
+      val a = spec.generate(PROMPT, options)
+      spec.reset()
+      val b = spec.generate(PROMPT, options)
+      assertEquals(a.text, b.text)
+      // The model drafting for itself with q = p: every proposal is kept.
+      assertTrue("${b.usage}", b.usage.draftTokens > 0)
+      assertEquals(b.usage.draftTokens, b.usage.draftAcceptedTokens)
     }
-    // 1 and 64 are the bounds the library takes.
-    for (n in listOf(1, 64)) model.newSession(SessionOptions(draftModel = model, nDraft = n)).close()
+  }
+
+  @Test fun badKnobsAreRefusedWithTheLibrarysMessage() {
+    val cases = listOf(
+      SessionOptions(draftModel = model, draftMax = 17) to "draft_max 17 is outside 1..16",
+      SessionOptions(draftModel = model, nDraft = 0) to "draft_max 0 is outside 1..16",
+      SessionOptions(draftModel = model, draftMax = -1) to "draft_max -1 is negative",
+      SessionOptions(draftModel = model, draftMax = 4, draftMin = 5) to "draft_min 5 is outside 0..draft_max (4)",
+      SessionOptions(draftModel = model, draftPMin = 2f) to "p_min 2 is outside [0, 1]",
+      SessionOptions(draftAuto = true) to "architecture 'gemma3' has no in-trunk multi-token-prediction head"
+    )
+    for ((options, message) in cases) {
+      val e = assertThrows<UaiiException> { model.newSession(options) }
+      assertEquals(Status.INVALID_ARGUMENT, e.status)
+      assertTrue(e.message!!, e.message!!.contains(message))
+    }
+    // 1 and 16 are the bounds the library takes.
+    for (n in listOf(1, 16)) model.newSession(SessionOptions(draftModel = model, draftMax = n)).close()
   }
 
   @Test fun aDraftOfAnotherVocabularyIsRefused() {
