@@ -137,7 +137,7 @@ def main():
         if i >= 2 and not r["row"].startswith("sampled"):
             same = "yes" if r["tokens"] == results[0]["tokens"] else "NO"
         ratio = "—" if i in (0, 1, 6) else f"{r['decode_tokens_per_s'] / ref:.2f}x"
-        share = "—" if r["draft_tokens"] == 0 and not r["args"] else f"{100 * r['draft_share']:.1f}%"
+        share = f"{100 * r['draft_share']:.1f}%" if "--draft" in r["args"] else "—"
         print(f"| {r['row']} | {r['decode_tokens_per_s']:.1f} | {ratio} | {r['draft_tokens']} | "
               f"{r['draft_accepted_tokens']} | {r['acceptance']:.2f} | {share} | {same} |")
     if a.json:

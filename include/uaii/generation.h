@@ -63,7 +63,7 @@ struct SpeculativeOptions {
   // The drafter: at most one of the three (none: no speculation).
   std::shared_ptr<const Model> draft;  // (a) a separate model with the same vocabulary
   bool draft_auto = false;             // (c) the model's in-trunk MTP head (none yet: InvalidArgument naming the architecture)
-  std::shared_ptr<Drafter> drafter;    // any Drafter (the gemma4 assistant, a test's); the Generator owns its use
+  std::shared_ptr<Drafter> drafter;    // any Drafter (the gemma4 assistant, a test's); stateful: one Generator's alone
   int draft_max = kMaxDraftTokens;     // proposals per verification, 1..kMaxDraftTokens
   int draft_min = 0;                   // fewer proposals than this are not verified (0..draft_max)
   float p_min = 0.75f;                 // stop proposing when the drafter's top probability is below (0..1; llama.cpp's 0.75)
