@@ -185,7 +185,7 @@ int RunGenerate(int argc, char** argv) {
   if (!prompt.ok()) return fail(prompt.status());
 
   so.max_context = context_for(static_cast<int64_t>(prompt->size()) + max_tokens);
-  auto speculative = SpeculativeFromArgs(*args, so);
+  auto speculative = SpeculativeFromArgs(*args, so, *model);
   if (!speculative.ok()) return fail(speculative.status());
   ProgressBar load_bar("loading " + std::filesystem::path(*path).filename().string(), !(json));
   so.on_load_progress = [&](uint64_t done, uint64_t total) { load_bar.Update(done, total); };

@@ -4,7 +4,8 @@
 
 namespace uaii::cli {
 
-absl::StatusOr<SpeculativeOptions> SpeculativeFromArgs(const Args& a, const SessionOptions& draft_session) {
+absl::StatusOr<SpeculativeOptions> SpeculativeFromArgs(const Args& a, const SessionOptions& draft_session,
+                                                       std::shared_ptr<const Model> target) {
   SpeculativeOptions o;
   if (a.has("--draft") && a.has("--draft-model"))
     return absl::InvalidArgumentError("--draft and --draft-model are the same flag: give one");
@@ -32,6 +33,10 @@ absl::StatusOr<SpeculativeOptions> SpeculativeFromArgs(const Args& a, const Sess
   else return absl::InvalidArgumentError(StrCat("--draft-rule takes auto, exact or rejection, got \"", rule, "\""));
   if (draft == "auto") {
     o.draft_auto = true;
+  } else if (IsAssistantDrafterFile(draft)) {
+    auto d = MakeAssistantDrafter(std::move(target), draft);
+    if (!d.ok()) return d.status();
+    o.drafter = *std::move(d);
   } else {
     auto m = Model::Load(draft);
     if (!m.ok()) return m.status();

@@ -20,7 +20,8 @@ inline constexpr std::initializer_list<const char*> kDraftFlags = {"--draft",   
 
 // The options the flags ask for (no drafter when neither --draft nor --draft-model is
 // given; a knob without a drafter is an error). Loads the draft model, whose session
-// takes `draft_session`.
-absl::StatusOr<SpeculativeOptions> SpeculativeFromArgs(const Args& args, const SessionOptions& draft_session);
+// takes `draft_session`, or, for a gemma4-assistant file, the assistant for `target`.
+absl::StatusOr<SpeculativeOptions> SpeculativeFromArgs(const Args& args, const SessionOptions& draft_session,
+                                                       std::shared_ptr<const Model> target);
 
 }  // namespace uaii::cli

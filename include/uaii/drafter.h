@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -111,6 +112,15 @@ class Drafter {
 absl::StatusOr<std::unique_ptr<Drafter>> MakeModelDrafter(const Model& target, int64_t target_max_context,
                                                           std::shared_ptr<const Model> draft,
                                                           const SessionOptions& options);
+
+// Kind (b): the gemma4 assistant drafter in the GGUF `path`, for `target` (a gemma4
+// model): it attends over the target session's KV cache and continues from its hidden
+// states (CPU sessions). Errors name both files and what does not pair (architecture,
+// vocabulary, hidden width, a cache layer's heads).
+absl::StatusOr<std::unique_ptr<Drafter>> MakeAssistantDrafter(std::shared_ptr<const Model> target,
+                                                              const std::string& path);
+// Whether `path` is a drafter that loads only beside its target (a gemma4-assistant GGUF).
+bool IsAssistantDrafterFile(const std::string& path);
 
 // Kind (c), `--draft auto`: the target's own multi-token-prediction head.
 // InvalidArgument naming the architecture when the file has none (every architecture

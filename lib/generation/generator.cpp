@@ -159,7 +159,15 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
   // One logits vector for the whole generation (Session::DecodeInto trades its
   // storage with the engine's each step: no allocation or copy per token).
   std::vector<float> logits;
-  if (absl::Status st = session_->EvalInto(std::span<const TokenId>(req.prompt).subspan(keep), &logits); !st.ok()) {
+  // A drafter that continues from the target's hidden states (the gemma4 assistant)
+  // gets the rows of every evaluation that stayed in the cache (DraftContext).
+  const bool want_hidden = spec_ && spec_->drafter->needs_target_hidden();
+  std::vector<float> hidden;
+  auto eval = [&](std::span<const TokenId> tokens, std::vector<float>* out, bool all_rows) {
+    return want_hidden ? session_->EvalWithHidden(tokens, out, &hidden, all_rows)
+                       : session_->EvalInto(tokens, out, all_rows);
+  };
+  if (absl::Status st = eval(std::span<const TokenId>(req.prompt).subspan(keep), &logits, false); !st.ok()) {
     history_.resize(session_->n_past());
     return st;
   }
@@ -225,6 +233,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
       ctx.max_len = asked;
       ctx.picker = &*spec_->picker;
       ctx.target = session_.get();
+      ctx.target_hidden = hidden;
       const auto d0 = Clock::now();
       auto d = spec_->drafter->Propose(ctx);
       r.draft_seconds += std::chrono::duration<double>(Clock::now() - d0).count();
@@ -240,7 +249,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
       }
     }
     if (proposals.empty()) {
-      if (absl::Status st = session_->DecodeInto(t, &logits); !st.ok()) return st;
+      if (absl::Status st = eval({&t, 1}, &logits, false); !st.ok()) return st;
       history_.push_back(t);
       ++r.decode_steps;
       ++r.decoded_tokens;
@@ -252,7 +261,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     sp.batch.assign(1, t);
     for (const DraftToken& d : proposals) sp.batch.push_back(d.token);
     if (absl::Status st = sp.rollback->BeforeBatch(*session_); !st.ok()) return st;
-    if (absl::Status st = session_->EvalInto(sp.batch, &sp.rows, /*all_logits=*/true); !st.ok()) return st;
+    if (absl::Status st = eval(sp.batch, &sp.rows, /*all_rows=*/true); !st.ok()) return st;
     ++r.decode_steps;
     r.draft_tokens += static_cast<int64_t>(proposals.size());
     const size_t n_vocab = sp.rows.size() / sp.batch.size();
@@ -294,6 +303,7 @@ absl::StatusOr<GenerationResult> Generator::Run(const GenerationRequest& req, co
     // Rows past the last kept proposal leave the cache (exactly: target_rollback.h).
     if (absl::Status st = sp.rollback->KeepPrefix(*session_, n0 + static_cast<int64_t>(kept)); !st.ok()) return st;
     history_.insert(history_.end(), sp.batch.begin(), sp.batch.begin() + static_cast<std::ptrdiff_t>(kept));
+    if (want_hidden) hidden.resize(hidden.size() / sp.batch.size() * kept);  // the rows that stayed
     r.draft_accepted += accepted;
     r.decoded_tokens += static_cast<int64_t>(kept);
     sp.drafter->Accept(accepted);

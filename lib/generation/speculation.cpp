@@ -29,10 +29,9 @@ absl::StatusOr<std::unique_ptr<Generator::Speculation>> Generator::Speculation::
     if (!d.ok()) return d.status();
     s->drafter = *std::move(d);
   }
-  if (s->drafter->needs_target_hidden())
-    return absl::UnimplementedError(StrCat("the '", s->drafter->kind(),
-                                           "' drafter reads the target's hidden states, which Session does not "
-                                           "expose yet"));
+  if (s->drafter->needs_target_hidden() && target.device() != "cpu")
+    return absl::UnimplementedError(StrCat("the '", s->drafter->kind(), "' drafter reads the target's hidden states, ",
+                                           "which only CPU sessions return (this one is on ", target.device(), ")"));
   s->rollback = MakeTargetRollback(target.model());
   s->draft_max = o.draft_max;
   s->draft_min = o.draft_min;

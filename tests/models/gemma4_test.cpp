@@ -15,6 +15,8 @@
 
 #include "../runtime/golden.h"
 #include "runtime/assistant_runner.h"
+#include "uaii/drafter.h"
+#include "uaii/generation.h"
 #include "uaii/plan.h"
 #include "uaii/session.h"
 
@@ -245,4 +247,55 @@ TEST_CASE("gemma4-assistant: a drafter that does not fit its target is refused, 
   REQUIRE_FALSE(wrong.ok());
   CHECK_THAT(std::string(wrong.status().message()),
              Catch::Contains("does not pair with the llama model") && Catch::Contains("must be a gemma4 model"));
+}
+
+// Speculative decoding with the assistant (uaii/drafter.h kind b, through the Generator):
+// greedy output equals plain greedy output token for token, the assistant proposed,
+// and a sampled request under the rejection rule runs through the same path.
+TEST_CASE("gemma4-assistant: drafting for its target keeps greedy output bit for bit") {
+  const std::string dir = std::string(UAII_FIXTURE_DIR);
+  for (const char* type : {"f32", "q8_0", "q4_0"}) {
+    INFO(type);
+    auto target = Load(dir + "/gemma4/" + type + ".gguf");
+    SessionOptions so;
+    so.threads = 2;
+    so.max_context = 256;
+    GenerationRequest req;
+    req.prompt = {5, 17, 44, 91, 120, 200, 33, 7};
+    req.max_tokens = 24;
+    auto plain = Generator::Create(target, so);
+    REQUIRE(plain.ok());
+    auto want = (*plain)->Run(req);
+    REQUIRE(want.ok());
+    SpeculativeOptions spec;
+    auto drafter = MakeAssistantDrafter(target, dir + "/gemma4-assistant/" + type + ".gguf");
+    INFO(drafter.status().ToString());
+    REQUIRE(drafter.ok());
+    spec.drafter = *std::move(drafter);
+    spec.p_min = 0;  // a random assistant is never sure: propose anyway
+    auto gen = Generator::Create(target, so, spec);
+    REQUIRE(gen.ok());
+    auto got = (*gen)->Run(req);
+    REQUIRE(got.ok());
+    CHECK(got->tokens == want->tokens);
+    CHECK(got->draft_tokens > 0);
+    // A second turn reuses the cache and drafts again from the kept rows' hidden states.
+    GenerationRequest again = req;
+    again.prompt.insert(again.prompt.end(), got->tokens.begin(), got->tokens.end());
+    again.prompt.push_back(9);
+    auto want2 = (*plain)->Run(again);
+    auto got2 = (*gen)->Run(again);
+    REQUIRE(want2.ok());
+    REQUIRE(got2.ok());
+    CHECK(got2->tokens == want2->tokens);
+    CHECK(got2->cached_tokens > 0);
+    // Sampled: the rejection rule's path (the target's distribution; not token-equal).
+    GenerationRequest sampled = req;
+    sampled.sampling = sampling::SamplingParams{};
+    sampled.sampling.temperature = 0.8f;
+    sampled.sampling.seed = 7;
+    auto s = (*gen)->Run(sampled);
+    REQUIRE(s.ok());
+    CHECK(s->tokens.size() == 24);
+  }
 }
