@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/budgeted_run.h"
 #include "uaii/session.h"
 
 using namespace uaii;
@@ -14,26 +15,9 @@ using namespace uaii;
 namespace {
 
 std::vector<float> Run(const std::shared_ptr<const Model>& m, uint64_t budget, StorageStats* stats) {
-  SessionOptions o;
-  o.max_context = 128;
-  o.threads = 2;
-  o.ram_budget_bytes = budget;
-  if (budget > 0) o.kv_window = 0;  // unbounded: the same cells as the resident run
-  auto s = Session::Create(m, o);
-  INFO(s.status().ToString());
-  REQUIRE(s.ok());
   std::vector<TokenId> prompt;
   for (TokenId t = 1; t <= 40; ++t) prompt.push_back(t * 5 % 300 + 3);
-  auto all = (*s)->Eval(prompt, /*all_logits=*/true);
-  REQUIRE(all.ok());
-  std::vector<float> out = *all;
-  for (TokenId t : {TokenId{7}, TokenId{11}}) {
-    auto d = (*s)->Decode(t);
-    REQUIRE(d.ok());
-    out.insert(out.end(), d->begin(), d->end());
-  }
-  *stats = (*s)->storage_stats();
-  return out;
+  return testing::PromptThenDecodes(m, budget, prompt, stats);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../runtime/budgeted_run.h"
 #include "../runtime/golden.h"
 #include "runtime/assistant_runner.h"
 #include "uaii/drafter.h"
@@ -40,24 +41,18 @@ std::vector<TokenId> Prompt() {
 
 // Prompt logits then two decode steps, every row, under `budget` (0: none).
 std::vector<float> Run(const std::shared_ptr<const Model>& m, uint64_t budget, StorageStats* stats) {
-  SessionOptions o;
-  o.max_context = 128;
-  o.threads = 2;
-  o.ram_budget_bytes = budget;
-  if (budget > 0) o.kv_window = 0;
-  auto s = Session::Create(m, o);
-  INFO(s.status().ToString());
-  REQUIRE(s.ok());
-  auto all = (*s)->Eval(Prompt(), /*all_logits=*/true);
-  REQUIRE(all.ok());
-  std::vector<float> out = *all;
-  for (TokenId t : {TokenId{7}, TokenId{11}}) {
-    auto d = (*s)->Decode(t);
-    REQUIRE(d.ok());
-    out.insert(out.end(), d->begin(), d->end());
-  }
-  *stats = (*s)->storage_stats();
-  return out;
+  return PromptThenDecodes(m, budget, Prompt(), stats);
+}
+
+// A golden of the assistant oracle (tests/oracles/llamacpp_gemma4_assistant.py).
+simdjson::dom::element AssistantGolden(simdjson::dom::parser& parser, const char* type) {
+  auto doc = parser.load(GoldenDir() + "/assistant-gemma4-" + type + ".json");
+  REQUIRE(doc.error() == simdjson::SUCCESS);
+  return doc.value();
+}
+
+std::shared_ptr<const Model> GoldenFixture(simdjson::dom::element doc, const char* key) {
+  return Load(std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc[key])));
 }
 
 }  // namespace
@@ -138,15 +133,13 @@ TEST_CASE("gemma4-assistant: loading the drafter as the main model is a named er
 TEST_CASE("gemma4: the hidden-state rows equal llama.cpp's, for every prompt position") {
   int checked = 0;
   for (const char* type : {"f32", "q8_0", "q4_0"}) {
-    const std::string golden = GoldenDir() + "/assistant-gemma4-" + type + ".json";
     simdjson::dom::parser parser;
-    auto doc = parser.load(golden);
-    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const auto doc = AssistantGolden(parser, type);
     const auto prompt = Ints(doc["prompt_tokens"]);
     const int64_t width = int64_t(doc["n_embd_out"]);
     const double scale = double(doc["target_h_scale"]);
     const auto want = I16FromZlibB64(std::string_view(doc["target_h_i16_zlib_b64"]), prompt.size() * width, scale);
-    auto m = Load(std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["target_file"])));
+    auto m = GoldenFixture(doc, "target_file");
     auto s = NewSession(m, 256);
     std::vector<float> logits, hidden;
     REQUIRE(s->EvalWithHidden(prompt, &logits, &hidden, /*all_logits=*/true).ok());
@@ -182,14 +175,12 @@ TEST_CASE("gemma4: the hidden-state rows equal llama.cpp's, for every prompt pos
 TEST_CASE("gemma4-assistant: draft steps over the target's cache match llama.cpp") {
   int checked = 0;
   for (const char* type : {"f32", "q8_0", "q4_0"}) {
-    const std::string golden = GoldenDir() + "/assistant-gemma4-" + type + ".json";
     simdjson::dom::parser parser;
-    auto doc = parser.load(golden);
-    REQUIRE(doc.error() == simdjson::SUCCESS);
+    const auto doc = AssistantGolden(parser, type);
     const auto prompt = Ints(doc["prompt_tokens"]);
     const int64_t width = int64_t(doc["n_embd_out"]), n_vocab = int64_t(doc["n_vocab"]);
     const int32_t pos0 = static_cast<int32_t>(int64_t(doc["pos0"]));
-    auto target = Load(std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["target_file"])));
+    auto target = GoldenFixture(doc, "target_file");
     auto runner = runtime::AssistantRunner::Load(
         std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"])), target);
     INFO(runner.status().ToString());
