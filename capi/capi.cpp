@@ -15,6 +15,7 @@
 
 #include "uaii/calibration.h"
 #include "uaii/chat.h"
+#include "uaii/drafter.h"
 #include "uaii/generation.h"
 #include "uaii/grammar.h"
 #include "uaii/inspect.h"
@@ -142,7 +143,7 @@ char* NewString(const std::string& s) {
 extern "C" {
 
 uint32_t uaii_capi_version(void) { return UAII_CAPI_VERSION; }
-const char* uaii_capi_version_string(void) { return "0.4.0"; }
+const char* uaii_capi_version_string(void) { return "0.5.0"; }
 
 const char* uaii_status_string(uaii_status status) {
   // A C caller may pass any int; in C++ loading an enum outside its values' range is
@@ -312,7 +313,8 @@ static_assert(UAII_PRESET_NONE == static_cast<int>(uaii::Preset::kNone) &&
 // The C options as uaii::SessionOptions: the same fields, defaults and meanings; only
 // values no C++ caller could give (a negative count, an unknown preset) are checked here.
 uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::SessionOptions* so,
-                               bool* learn_calibration, uaii::SpeculativeOptions* speculative = nullptr) {
+                               bool* learn_calibration, uaii::SpeculativeOptions* speculative = nullptr,
+                               std::shared_ptr<const uaii::Model> target = nullptr) {
   uaii_session_options o;
   uaii_session_options_init(&o);
   if (!ReadOptions(options, &o)) return Fail(UAII_ERR_INVALID_ARGUMENT, "uaii_session_options.struct_size is too small");
@@ -340,8 +342,23 @@ uaii_status ReadSessionOptions(const uaii_session_options* options, uaii::Sessio
                                                         o.n_draft < 0 ? o.n_draft : o.draft_max, " is negative"));
   if (o.draft_rule > UAII_DRAFT_RULE_REJECTION)
     return Fail(UAII_ERR_INVALID_ARGUMENT, uaii::StrCat("unknown draft_rule ", o.draft_rule));
-  if (speculative != nullptr && (o.draft_model != nullptr || o.draft_auto != 0)) {
+  const bool by_path = o.draft_path != nullptr && o.draft_path[0] != '\0';
+  if ((o.draft_model != nullptr) + by_path + (o.draft_auto != 0) > 1)
+    return Fail(UAII_ERR_INVALID_ARGUMENT, "one drafter at a time: give at most one of draft_model, draft_path and draft_auto");
+  if (speculative != nullptr && (o.draft_model != nullptr || by_path || o.draft_auto != 0)) {
     if (o.draft_model != nullptr) speculative->draft = o.draft_model->model;
+    if (by_path && target == nullptr)
+      return Fail(UAII_ERR_INVALID_ARGUMENT, "draft_path needs the session's model");
+    if (by_path && uaii::IsAssistantDrafterFile(o.draft_path)) {
+      // The gemma4 assistant: a drafter over the target's cache, not a model.
+      auto d = uaii::MakeAssistantDrafter(target, o.draft_path);
+      if (!d.ok()) return FromStatus(d.status());
+      speculative->drafter = *std::move(d);
+    } else if (by_path) {
+      auto m = uaii::Model::Load(o.draft_path);
+      if (!m.ok()) return FromStatus(m.status());
+      speculative->draft = *std::move(m);
+    }
     speculative->draft_auto = o.draft_auto != 0;
     // draft_max, else its older alias n_draft, else the default; the range is checked
     // (and named) by uaii::Generator::Create.
@@ -365,7 +382,8 @@ uaii_status uaii_session_create(const uaii_model* model, const uaii_session_opti
     uaii::SessionOptions so;
     bool learn = false;
     uaii::SpeculativeOptions speculative;
-    if (uaii_status st = ReadSessionOptions(options, &so, &learn, &speculative); st != UAII_OK) return st;
+    if (uaii_status st = ReadSessionOptions(options, &so, &learn, &speculative, model->model); st != UAII_OK)
+      return st;
     auto gen = uaii::Generator::Create(model->model, so, speculative);
     if (!gen.ok()) return FromStatus(gen.status());
     auto* s = new uaii_session{std::shared_ptr<uaii::Generator>(*std::move(gen)), nullptr, learn, so, {}};

@@ -59,16 +59,16 @@ extern "C" {
 /* ---- Version ------------------------------------------------------------- */
 
 #define UAII_CAPI_VERSION_MAJOR 0
-#define UAII_CAPI_VERSION_MINOR 4
+#define UAII_CAPI_VERSION_MINOR 5
 #define UAII_CAPI_VERSION_PATCH 0
-/* major * 10000 + minor * 100 + patch: 400 for 0.4.0 */
+/* major * 10000 + minor * 100 + patch: 500 for 0.5.0 */
 #define UAII_CAPI_VERSION \
   (UAII_CAPI_VERSION_MAJOR * 10000 + UAII_CAPI_VERSION_MINOR * 100 + UAII_CAPI_VERSION_PATCH)
 
 /* The library's ABI version, encoded as UAII_CAPI_VERSION. SDKs compare the major and
  * minor numbers with the header they were built against. */
 UAII_API uint32_t uaii_capi_version(void);
-/* "0.4.0". Static storage. */
+/* "0.5.0". Static storage. */
 UAII_API const char* uaii_capi_version_string(void);
 
 /* ---- Status -------------------------------------------------------------- */
@@ -226,6 +226,13 @@ typedef struct uaii_session_options {
                                 fails with UAII_ERR_INVALID_ARGUMENT naming it. Default 0 */
   uint32_t draft_rule;       /* uaii_draft_rule; default UAII_DRAFT_RULE_AUTO */
   uint32_t reserved5;        /* 0 */
+  /* Appended in 0.5 (a caller's smaller struct_size leaves it NULL): the drafter as a
+   * file. A gemma4-assistant GGUF drafts for this session's gemma4 model: it reads the
+   * model's KV cache and hidden state, so it is no model of its own and cannot be a
+   * uaii_model. Any other model file is loaded and drafts as draft_model does. NULL or
+   * "": none (default). At most one of draft_model, draft_path and draft_auto; the
+   * knobs above apply to it. Read during uaii_session_create only. */
+  const char* draft_path;
 } uaii_session_options;
 
 /* The most proposals one verification batch holds (with the pending token: 17 rows). */

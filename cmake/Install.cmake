@@ -7,7 +7,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(UAII_CAPI_VERSION_STRING 0.4.0)
+set(UAII_CAPI_VERSION_STRING 0.5.0)
 install(TARGETS uaii_shared EXPORT uaiiTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT uaii_capi
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -4,5 +4,5 @@
 // file only gives the library a translation unit of its own.
 namespace uaii {
 // The C++ API's version as the library reports it (the C ABI's, capi/uaii.h).
-const char* CxxLibraryVersion() { return "0.4.0"; }
+const char* CxxLibraryVersion() { return "0.5.0"; }
 }  // namespace uaii

@@ -89,6 +89,34 @@ absl::StatusOr<Shapes> Concat(const Op& op, const In& in) {
   return Shapes{y};
 }
 
+// The centroid-masked output head (the Gemma 4 E2B/E4B assistants' sparse head,
+// transformers' Gemma4AssistantMaskedEmbedder): x [..., E], the centroids' scores
+// [..., C], the vocabulary ordered by cluster [V] and the head [V, E] -> logits [..., V].
+// Each row scores only the V/C tokens of each of its top_k clusters; the rest get the
+// row's lowest such score minus 1.
+absl::StatusOr<Shapes> MaskedHead(const Op& op, const In& in) {
+  const Shape &x = *in[0], &scores = *in[1], &ordering = *in[2], &head = *in[3];
+  if (auto s = NeedRank(op, head, 2, "head"); !s.ok()) return s;
+  if (auto s = NeedRank(op, ordering, 1, "ordering"); !s.ok()) return s;
+  if (x.empty() || x.back() != head[1])
+    return Mismatch(op, absl::StrCat("x ", ShapeString(x), " against head ", ShapeString(head), ": widths differ"));
+  if (scores.size() != x.size() || !std::equal(x.begin(), x.end() - 1, scores.begin()))
+    return Mismatch(op, absl::StrCat("centroid scores ", ShapeString(scores), " are not one row per row of x ",
+                                     ShapeString(x)));
+  const int64_t n_vocab = head[0], n_centroids = scores.back(), top_k = op.Int("top_k");
+  if (ordering[0] != n_vocab)
+    return Mismatch(op, absl::StrCat("ordering ", ShapeString(ordering), " does not cover the head's ", n_vocab,
+                                     " tokens"));
+  if (n_centroids <= 0 || n_vocab % n_centroids != 0)
+    return Mismatch(op, absl::StrCat(n_vocab, " tokens do not split into ", n_centroids, " equal clusters"));
+  if (top_k < 1 || top_k > n_centroids)
+    return absl::InvalidArgumentError(absl::StrCat("bad attribute: op '", op.name, "' (masked_head): top_k ", top_k,
+                                                   " is not in [1, ", n_centroids, "]"));
+  Shape y = x;
+  y.back() = n_vocab;
+  return Shapes{y};
+}
+
 // Fused gated unit on one input: [..., 2n] -> [..., n], act(first half) * second half.
 absl::StatusOr<Shapes> GatedFused(const Op& op, const In& in) {
   const Shape& x = *in[0];
@@ -215,7 +243,8 @@ absl::StatusOr<Shapes> NormLinear(const Op& op, const In& in) {
 }
 
 // moe_ffn (runtime/moe.h): x [..., E], router [n_expert, E], expert banks up/gate
-// [n_expert, F, E] and down [n_expert, E, F], optional selection bias [n_expert],
+// [n_expert, F, E] (or, with fused_gate_up, one gate|up bank [n_expert, 2F, E] in
+// up's slot and no gate) and down [n_expert, E, F], optional selection bias [n_expert],
 // optional shared expert up/gate [Fs, E], down [E, Fs] and its gate [E]. y = x's shape.
 absl::StatusOr<Shapes> MoeFfn(const Op& op, const In& in) {
   const Shape& x = *in[0];
@@ -225,13 +254,26 @@ absl::StatusOr<Shapes> MoeFfn(const Op& op, const In& in) {
   const int64_t n = (*in[1])[0];
   if ((*in[1])[1] != E) return Mismatch(op, absl::StrCat("router ", ShapeString(*in[1]), " vs x ", ShapeString(x)));
   const Shape& up = *in[2];
-  if (auto s = NeedRank(op, up, 3, "up_exps"); !s.ok()) return s;
-  const int64_t F = up[1];
-  const Shape want_up = {n, F, E}, want_down = {n, E, F};
-  if (up != want_up || *in[3] != want_up || *in[4] != want_down)
-    return Mismatch(op, absl::StrCat("expert banks up ", ShapeString(up), " gate ", ShapeString(*in[3]), " down ",
-                                     ShapeString(*in[4]), " do not match [", n, ", F, ", E, "] / [", n, ", ", E,
-                                     ", F]"));
+  if (!in[4]) return Mismatch(op, "down_exps is missing");
+  if (op.Int("fused_gate_up", 0) != 0) {
+    // One bank [n, 2F, E]: each expert's gate rows, then its up rows (llama.cpp's
+    // ffn_gate_up_exps, split after one product); no separate gate bank.
+    if (auto s = NeedRank(op, up, 3, "gate_up_exps"); !s.ok()) return s;
+    if (in[3]) return Mismatch(op, "a fused gate|up bank takes no separate gate_exps");
+    const int64_t F = up[1] / 2;
+    if (up != Shape{n, 2 * F, E} || F < 1 || *in[4] != Shape{n, E, F})
+      return Mismatch(op, absl::StrCat("expert banks gate|up ", ShapeString(up), " down ", ShapeString(*in[4]),
+                                       " do not match [", n, ", 2F, ", E, "] / [", n, ", ", E, ", F]"));
+  } else {
+    if (auto s = NeedRank(op, up, 3, "up_exps"); !s.ok()) return s;
+    if (!in[3]) return Mismatch(op, "gate_exps is missing");
+    const int64_t F = up[1];
+    const Shape want_up = {n, F, E}, want_down = {n, E, F};
+    if (up != want_up || *in[3] != want_up || *in[4] != want_down)
+      return Mismatch(op, absl::StrCat("expert banks up ", ShapeString(up), " gate ", ShapeString(*in[3]), " down ",
+                                       ShapeString(*in[4]), " do not match [", n, ", F, ", E, "] / [", n, ", ", E,
+                                       ", F]"));
+  }
   if (in.size() > 5 && in[5] && *in[5] != Shape{n}) return Mismatch(op, "selection bias is not [n_expert]");
   if (in.size() > 8 && in[6]) {
     if (!in[7] || !in[8]) return Mismatch(op, "shared expert needs up, gate and down");
@@ -266,6 +308,7 @@ const std::vector<OpSchema>& Table() {
       {"layer_norm",   1,  3,  1,  {{"eps", K::kFloat, true}},                     LayerNorm},
       {"slice",        1,  1,  1,  {{"begin", K::kInt, true}, {"size", K::kInt, true}}, Slice},
       {"concat",       2,  2,  1,  {},                                             Concat},
+      {"masked_head",  4,  4,  1,  {{"top_k", K::kInt, true}},                     MaskedHead},
       {"swiglu_fused", 1,  1,  1,  {},                                             GatedFused},
       {"matmul",       2,  2,  1,  {},                                             MatMul},
       {"add",          2,  2,  1,  {},                                             Binary},
@@ -289,9 +332,9 @@ const std::vector<OpSchema>& Table() {
       {"output_rows",  1,  1,  1,  {},                                             OutputRows},
       {"norm_linear",  3,  10, -8, {{"eps", K::kFloat, true}, {"act", K::kString, false}},
                                                                                    NormLinear},
-      {"moe_ffn",      5,  12, 1,  {{"n_expert_used", K::kInt, true}, {"gating", K::kString, true},
+      {"moe_ffn",      3,  12, 1,  {{"n_expert_used", K::kInt, true}, {"gating", K::kString, true},
                                     {"norm_w", K::kInt, false}, {"w_scale", K::kFloat, false},
-                                    {"act", K::kString, false}},
+                                    {"act", K::kString, false}, {"fused_gate_up", K::kInt, false}},
                                                                                    MoeFfn},
   };
   return kOps;

@@ -37,6 +37,7 @@ class Decoder {
       h = b_.Op("scale", {h}, c_.final_softcap > 0 ? "logits_scaled" : "logits",
                 {{"scale", static_cast<double>(1.0f / static_cast<float>(c_.logit_scale))}});
     if (c_.final_softcap > 0) h = b_.Op("softcap", {h}, "logits", {{"cap", c_.final_softcap}});
+    for (const auto& u : c_.unused) b_.Unused(u.name, u.shape, u.why);
     b_.Meta("architecture", s_.arch);
     return b_.Finish({"logits"});
   }
@@ -74,8 +75,20 @@ class Decoder {
     std::string q, k, v;
     if (b_.spec().Find(P(il, "attn_qkv.weight"))) {
       std::string qkv = Linear(x, P(il, "attn_qkv"), nq + nk + nv, E, P(il, "qkv"));
-      // Without a fused bias, separate Q/K/V biases apply (llama.cpp create_tensor_qkv).
-      const bool split_bias = !b_.spec().Find(P(il, "attn_qkv.bias"));
+      // Without a fused bias, separate Q/K/V biases apply, only when all three exist
+      // (llama.cpp create_tensor_qkv / build_qkv); one or two of them load unused.
+      bool split_bias = !b_.spec().Find(P(il, "attn_qkv.bias"));
+      if (split_bias) {
+        int n_bias = 0;
+        for (const char* n : {"q", "k", "v"}) n_bias += b_.spec().Find(P(il, StrCat("attn_", n, ".bias"))) != nullptr;
+        if (n_bias > 0 && n_bias < 3) {
+          const std::string why = "llama.cpp adds separate Q/K/V biases to a fused QKV only when all three exist";
+          b_.Unused(P(il, "attn_q.bias"), {nq}, why);
+          b_.Unused(P(il, "attn_k.bias"), {nk}, why);
+          b_.Unused(P(il, "attn_v.bias"), {nv}, why);
+          split_bias = false;
+        }
+      }
       auto part = [&](const std::string& n, int64_t begin, int64_t size) {
         const std::string out = P(il, n);
         const bool bias = split_bias && b_.spec().Find(P(il, "attn_" + n + ".bias"));

@@ -65,6 +65,14 @@ struct DecoderConfig {
   // returns the block's output tensor, or "" for the dense block. Mixture-of-experts
   // families (moe_families.cpp).
   std::function<std::string(GraphBuilder&, int il, const std::string& x)> ffn_block;
+  // Tensors llama.cpp loads as optional for this family but never uses for the logits
+  // (a reranker's classifier head): accepted when present, shape-checked, not loaded.
+  struct Unused {
+    std::string name;
+    ir::Shape shape;
+    std::string why;
+  };
+  std::vector<Unused> unused;
 };
 
 // Rope op attributes: mode, n_dims, base, scale and the spec's YaRN ext_factor /

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "models/graph_builder.h"
 #include "util/str_cat.h"
 
 namespace uaii::models {
@@ -100,17 +101,29 @@ absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec) {
   }
   auto g = f->build(spec);
   if (!g.ok()) return g;
+  if (auto st = CheckEveryTensorRead(spec, *g); !st.ok()) return st;
+  return g;
+}
+
+absl::Status CheckEveryTensorRead(const ModelSpec& spec, const ir::Graph& g) {
   // As llama.cpp's loader ("wrong number of tensors"): a tensor the graph does not read
   // would be silently ignored, and its model computed wrongly, so the load fails.
   std::set<std::string> read;
-  for (const auto& t : g->tensors)
+  for (const auto& t : g.tensors)
     if (t.weight) read.insert(t.name);
-  for (const auto& [name, t] : spec.tensors)
-    if (!read.count(name))
-      return absl::UnimplementedError(StrCat(spec.file, ": tensor ", name, " is not read by uaii's ", spec.arch,
-                                             " graph (an unsupported variant of the architecture)"));
-
-  return g;
+  for (const auto& [key, why] : g.metadata)  // optional in llama.cpp, unused here
+    if (key.starts_with(kUnusedTensorMeta)) read.insert(key.substr(sizeof(kUnusedTensorMeta) - 1));
+  for (const auto& [name, t] : spec.tensors) {
+    if (read.count(name)) continue;
+    // llama.cpp's generic pass takes a `.scale` / `.input_scale` beside any projection:
+    // NVFP4's per-tensor sidecars, for a codec uaii does not have.
+    if (name.ends_with(".input_scale") || (name.ends_with(".scale") && spec.Find(name.substr(0, name.size() - 6) + ".weight")))
+      return absl::UnimplementedError(StrCat(spec.file, ": tensor ", name, " is a quantization scale sidecar (NVFP4 "
+                                             "files carry them); uaii does not support that format yet"));
+    return absl::UnimplementedError(StrCat(spec.file, ": tensor ", name, " is not read by uaii's ", spec.arch,
+                                           " graph (an unsupported variant of the architecture)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace uaii::models

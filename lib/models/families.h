@@ -53,6 +53,10 @@ std::string_view RefusedHfModelType(std::string_view model_type);
 // output: "logits" F32 [R, n_vocab]. Unsupported architectures name the supported ones.
 absl::StatusOr<ir::Graph> BuildGraph(const ModelSpec& spec);
 
+// Fails naming the first tensor of `spec` that `g` neither reads nor declares unused
+// (GraphBuilder::Unused): llama.cpp's "wrong number of tensors", fail closed.
+absl::Status CheckEveryTensorRead(const ModelSpec& spec, const ir::Graph& g);
+
 // Builders (one file each).
 absl::StatusOr<ir::Graph> BuildLlama(const ModelSpec& spec);
 absl::StatusOr<ir::Graph> BuildGemma3(const ModelSpec& spec);

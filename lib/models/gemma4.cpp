@@ -10,7 +10,8 @@
 //   - shared K/V: the last attention.shared_kv_layers layers store nothing and attend
 //     over an earlier layer's cache: the last sliding layer that has one
 //     (n_kv - 2) when they slide, the last full one (n_kv - 1) otherwise, as
-//     llama.cpp's layer_reuse_cb (n_kv = layers with their own cache);
+//     llama.cpp's layer_reuse_cb (n_kv = layers with their own cache); their own
+//     attn_k / attn_v / attn_k_norm, when the file keeps them, are accepted unread;
 //   - post-attention and post-FFN norms, GeGLU (tanh GELU);
 //   - per-layer embeddings (embedding_length_per_layer_input P > 0): a row of
 //     per_layer_token_embd [n_vocab, n_layer * P] per token (scaled by sqrt(P)) plus
@@ -25,7 +26,8 @@
 //     (pre_ffw_norm_2 in, post_ffw_norm_2 out; GELU, softmax top-k renormalised, each
 //     expert's output times ffn_down_exps.scale), the router reading its own input
 //     rms_norm(x) / sqrt(n_embd) * ffn_gate_inp.scale; their sum goes to post_ffw_norm.
-//     Fused gate|up expert banks (ffn_gate_up_exps) are refused by name.
+//     Fused gate|up expert banks (ffn_gate_up_exps [n_expert, 2F, E], gate rows then
+//     up) are read as llama.cpp reads them, first, separate banks otherwise.
 #include <cmath>
 
 #include "models/gemma4.h"
@@ -135,9 +137,6 @@ class Gemma4Graph {
     if (ple_ < 0)
       return absl::InvalidArgumentError(StrCat(s_.hparams.origin(), "embedding_length_per_layer_input = ", ple_));
     for (int il = 0; il < s_.n_layer; ++il) {
-      if (s_.Find(P(il, "ffn_gate_up_exps.weight")))
-        return absl::UnimplementedError(StrCat(s_.file, ": tensor blk.", il, ".ffn_gate_up_exps (fused gate|up expert "
-                                               "banks) is not supported yet; convert without fusing them"));
       if (s_.Find(P(il, "ffn_gate_inp.weight")) &&
           (s_.n_expert <= 0 || s_.n_expert_used <= 0 || s_.n_expert_used > s_.n_expert || s_.n_ff_exp <= 0))
         return absl::InvalidArgumentError(StrCat(s_.hparams.origin(), "expert_count ", s_.n_expert,
@@ -216,6 +215,16 @@ class Gemma4Graph {
         v = s_.Find(P(il, "attn_v.weight")) ? Linear(h, P(il, "attn_v.weight"), nk, E, P(il, "v")) : k;
       }
     }
+    if (!owns_kv) {
+      // A shared-KV layer attends over layer kv_layer's cache: llama.cpp creates its own
+      // attn_k / attn_k_norm (and the always-optional attn_v) as TENSOR_NOT_REQUIRED and
+      // never reads them. Checkpoints converted from Hugging Face keep k_proj / v_proj on
+      // every layer, so they are accepted here, shape-checked, and not loaded.
+      const std::string why = StrCat("shared-KV layer ", il, " reads layer ", l.kv_layer, "'s cache");
+      b_.Unused(P(il, "attn_k.weight"), {nk, E}, why);
+      b_.Unused(P(il, "attn_v.weight"), {nk, E}, why);
+      b_.Unused(P(il, "attn_k_norm.weight"), {l.head_dim}, why);
+    }
     auto rope = l.swa ? RopeAttrs(s_, "neox", swa_base_, 1.0) : RopeAttrs(s_, "neox", s_.rope_freq_base, s_.rope_freq_scale);
     rope["n_dims"] = l.n_rot;
     // Proportional RoPE: the full layers' frequencies divided by rope_freqs (required
@@ -247,15 +256,24 @@ class Gemma4Graph {
     r = b_.Op("scale", {r}, P(il, "router_scaled"),
               {{"scale", static_cast<double>(1.0f / std::sqrt(static_cast<float>(E)))}});
     r = b_.Op("mul", {r, b_.Weight(P(il, "ffn_gate_inp.scale"), {E})}, P(il, "router_in"));
+    std::map<std::string, ir::AttrValue> attrs = {{"n_expert_used", s_.n_expert_used},
+                                                  {"gating", std::string("softmax")},
+                                                  {"norm_w", int64_t{1}},
+                                                  {"act", std::string("gelu")}};
+    // llama.cpp tries the fused gate|up bank first, separate gate and up banks otherwise.
+    std::string up, gate;
+    if (s_.Find(P(il, "ffn_gate_up_exps.weight"))) {
+      up = b_.Weight(P(il, "ffn_gate_up_exps.weight"), {N, 2 * F, E});
+      attrs["fused_gate_up"] = int64_t{1};
+    } else {
+      up = b_.Weight(P(il, "ffn_up_exps.weight"), {N, F, E});
+      gate = b_.Weight(P(il, "ffn_gate_exps.weight"), {N, F, E});
+    }
     std::string moe = b_.Op("moe_ffn",
-                            {in, b_.Weight(P(il, "ffn_gate_inp.weight"), {N, E}),
-                             b_.Weight(P(il, "ffn_up_exps.weight"), {N, F, E}),
-                             b_.Weight(P(il, "ffn_gate_exps.weight"), {N, F, E}),
+                            {in, b_.Weight(P(il, "ffn_gate_inp.weight"), {N, E}), up, gate,
                              b_.Weight(P(il, "ffn_down_exps.weight"), {N, E, F}), "", "", "", "", "", r,
                              b_.OptionalWeight(P(il, "ffn_down_exps.scale"), {N})},
-                            P(il, "ffn_moe_out"),
-                            {{"n_expert_used", s_.n_expert_used}, {"gating", std::string("softmax")},
-                             {"norm_w", int64_t{1}}, {"act", std::string("gelu")}});
+                            P(il, "ffn_moe_out"), std::move(attrs));
     return Norm(moe, P(il, "post_ffw_norm_2"), P(il, "ffn_moe"), E);
   }
 

@@ -13,10 +13,16 @@
 //   logits = token_embd . rms_norm(cur)  (its own table tied as the head, no soft-cap)
 //   hidden = nextn.post_projection . rms_norm(cur)   (the next step's h)
 // The assistant stores nothing in the cache: every draft step sees the verified prompt.
-// masked_embd_centroids / masked_embd_ordering (the E2B/E4B sparse head's tables) are
-// read by neither llama.cpp 0.3.36 nor this graph; they are accepted and ignored.
+// The E2B/E4B assistants' sparse head: with real-shaped masked_embd_centroids.weight
+// [C, n_embd] and masked_embd_ordering [n_vocab] (I32), the logits are the IR's
+// masked_head (transformers' Gemma4AssistantMaskedEmbedder, use_ordered_embeddings):
+// only the tokens of the top_k best-scoring of C clusters get a dot with the head.
+// top_k is the file's gemma4-assistant.centroid_intermediate_top_k (transformers'
+// config name), else its default 32. llama.cpp 0.3.36 loads only 1-element
+// placeholders under these names (its converter drops the tables): those stay ignored.
 #include <cmath>
 
+#include "formats/tensor_type.h"
 #include "models/decoder.h"
 #include "models/gemma4.h"
 #include "models/graph_builder.h"
@@ -30,6 +36,41 @@ std::string P(int il, const std::string& n) { return StrCat("blk.", il, ".", n);
 absl::Status Mismatch(const ModelSpec& a, const ModelSpec& t, const std::string& what) {
   return absl::InvalidArgumentError(
       StrCat("the gemma4-assistant ", a.file, " does not pair with the ", t.arch, " model ", t.file, ": ", what));
+}
+
+struct MaskedHead {
+  int64_t n_centroids = 0;  // 0: a dense head
+  int64_t top_k = 0;
+};
+
+// The sparse head's tables, checked: both real-shaped or neither (a 1-element tensor
+// is llama.cpp's placeholder), C clusters of equal size, top_k in [1, C].
+absl::StatusOr<MaskedHead> MaskedHeadTables(const ModelSpec& a) {
+  const SpecTensor* centroids = a.Find("masked_embd_centroids.weight");
+  const SpecTensor* ordering = a.Find("masked_embd_ordering");
+  auto placeholder = [](const SpecTensor* t) { return t == nullptr || (t->shape.size() == 1 && t->shape[0] == 1); };
+  if (placeholder(centroids) && placeholder(ordering)) return MaskedHead{};  // Unused by the graph
+  if (placeholder(centroids) || placeholder(ordering))
+    return absl::InvalidArgumentError(StrCat(a.file, ": the centroid-masked head needs both masked_embd_centroids.weight",
+                                             " and masked_embd_ordering; the file has only ",
+                                             placeholder(centroids) ? "masked_embd_ordering" : "the centroids"));
+  if (centroids->shape.size() != 2)
+    return absl::InvalidArgumentError(StrCat(a.file, ": masked_embd_centroids.weight must be [n_centroids, ", a.n_embd,
+                                             "], not ", centroids->shape.size(), "-dimensional"));
+  if (ordering->dtype != TensorType::I32)
+    return absl::InvalidArgumentError(StrCat(a.file, ": masked_embd_ordering holds token ids and must be I32, not ",
+                                             TensorTypeName(static_cast<uint32_t>(ordering->dtype))));
+  MaskedHead m{centroids->shape[0], 0};
+  if (m.n_centroids <= 0 || a.n_vocab % m.n_centroids != 0)
+    return absl::InvalidArgumentError(StrCat(a.file, ": ", a.n_vocab, " tokens do not split into ", m.n_centroids,
+                                             " equal centroid clusters"));
+  auto top_k = a.hparams.Int("centroid_intermediate_top_k", 32);
+  if (!top_k.ok()) return top_k.status();
+  if (*top_k < 1 || *top_k > m.n_centroids)
+    return absl::InvalidArgumentError(StrCat(a.file, ": centroid_intermediate_top_k ", *top_k, " is not in [1, ",
+                                             m.n_centroids, "] (the file's centroid count)"));
+  m.top_k = *top_k;
+  return m;
 }
 
 }  // namespace
@@ -112,7 +153,20 @@ absl::StatusOr<ir::Graph> BuildGemma4AssistantGraph(const ModelSpec& a, const Mo
   }
   std::string rows = b.Op("output_rows", {cur}, "result_rows");
   std::string xn = norm(rows, "output_norm.weight", "result_norm", E);
-  b.Op("matmul", {xn, b.Weight("token_embd.weight", {a.n_vocab, E})}, "logits");
+  auto masked = MaskedHeadTables(a);
+  if (!masked.ok()) return masked.status();
+  const std::string head = b.Weight("token_embd.weight", {a.n_vocab, E});
+  if (masked->n_centroids > 0) {
+    const std::string scores = b.Op(
+        "matmul", {xn, b.Weight("masked_embd_centroids.weight", {masked->n_centroids, E})}, "centroid_scores");
+    b.Op("masked_head", {xn, scores, b.Weight("masked_embd_ordering", {a.n_vocab}), head}, "logits",
+         {{"top_k", masked->top_k}});
+  } else {
+    b.Op("matmul", {xn, head}, "logits");
+    // llama.cpp 0.3.36's 1-element placeholders under the sparse head's names.
+    for (const char* n : {"masked_embd_centroids.weight", "masked_embd_ordering"})
+      b.Unused(n, {1}, "llama.cpp's placeholder for the sparse head's table");
+  }
   b.Op("matmul", {xn, b.Weight("nextn.post_projection.weight", {W, E})}, "hidden");
   b.Meta("architecture", a.arch);
   b.Meta("kv_external", external);

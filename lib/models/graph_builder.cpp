@@ -39,6 +39,16 @@ std::string GraphBuilder::Weight(const std::string& name, const ir::Shape& shape
   return name;
 }
 
+void GraphBuilder::Unused(const std::string& name, const ir::Shape& shape, const std::string& why) {
+  const SpecTensor* t = spec_.Find(name);
+  if (!t) return;
+  if (t->shape != shape && status_.ok())
+    status_ = absl::InvalidArgumentError(StrCat(spec_.file, ": tensor ", name, " has shape ", ir::ShapeString(t->shape),
+                                                ", expected ", ir::ShapeString(shape), " (architecture ", spec_.arch,
+                                                ")"));
+  graph_.metadata.emplace_back(StrCat(kUnusedTensorMeta, name), why);
+}
+
 std::string GraphBuilder::ExternalWeight(const ModelSpec& other, const std::string& name, const ir::Shape& shape) {
   const std::string as = StrCat(other.arch, ":", name);
   if (index_.count(as)) return as;

@@ -13,6 +13,9 @@
 
 namespace uaii::models {
 
+// The metadata key prefix of a tensor the file may carry and the graph does not read.
+inline constexpr char kUnusedTensorMeta[] = "unused_tensor:";
+
 class GraphBuilder {
  public:
   explicit GraphBuilder(const ModelSpec& spec);
@@ -27,6 +30,12 @@ class GraphBuilder {
   std::string Weight(const std::string& name, const ir::Shape& shape);
   std::string OptionalWeight(const std::string& name, const ir::Shape& shape);
   std::string Input(const std::string& name, TensorType dtype, ir::Shape shape);
+  // A tensor llama.cpp creates as optional (TENSOR_NOT_REQUIRED) but does not use in
+  // this configuration (a shared-KV layer's own K/V): accepted when present, checked
+  // against `shape` as llama.cpp's create_tensor checks it, never loaded. Recorded as
+  // graph metadata "unused_tensor:<name>" = `why`, which BuildGraph's unread-tensor
+  // check honours.
+  void Unused(const std::string& name, const ir::Shape& shape, const std::string& why);
   // A weight of another model's file (a drafter reading its target's embeddings),
   // named "<other.arch>:<name>" in this graph; checked like Weight.
   std::string ExternalWeight(const ModelSpec& other, const std::string& name, const ir::Shape& shape);

@@ -117,16 +117,19 @@ absl::StatusOr<ir::Graph> BuildQwen2Moe(const ModelSpec& s) {
 
 absl::StatusOr<ir::Graph> BuildQwen3Moe(const ModelSpec& s) {
   if (auto st = CheckExperts(s); !st.ok()) return st;
-  if (s.n_ff_exp <= 0)
-    return absl::InvalidArgumentError(
-        StrCat(s.file, ": GGUF metadata qwen3moe.expert_feed_forward_length is missing or 0"));
+  // llama.cpp's default when expert_feed_forward_length is absent: n_ff / n_expert_used.
+  const int64_t n_ff_exp = s.n_ff_exp > 0 ? s.n_ff_exp : s.n_ff / s.n_expert_used;
+  if (n_ff_exp <= 0)
+    return absl::InvalidArgumentError(StrCat(s.file, ": qwen3moe.expert_feed_forward_length is missing and ",
+                                             "feed_forward_length ", s.n_ff, " / expert_used_count ",
+                                             s.n_expert_used, " gives no expert width"));
   // llama.cpp always renormalises qwen3moe's; a Hugging Face config when norm_topk_prob.
   auto norm = RenormaliseTopK(s, true);
   if (!norm.ok()) return norm.status();
   DecoderConfig c;
   c.rope_mode = "neox";
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
-  c.ffn_block = MoeBlock(s, {.norm_w = *norm, .n_ff_exp = s.n_ff_exp});
+  c.ffn_block = MoeBlock(s, {.norm_w = *norm, .n_ff_exp = n_ff_exp});
   return BuildDecoder(s, c);
 }
 

@@ -21,6 +21,13 @@ absl::StatusOr<ir::Graph> BuildQwen3(const ModelSpec& s) {
   DecoderConfig c;
   c.rope_mode = "neox";
   c.qk_norm = DecoderConfig::QkNorm::kPerHead;
+  // A Qwen3 reranker's classifier head [n_cls_out, n_embd] (llama.cpp: optional, read
+  // only by rank pooling): generation runs on the LM head as llama.cpp's does. Its
+  // width is checked; its row count is the file's label count, which llama.cpp checks
+  // and uaii (which keeps no string arrays in HParams) does not.
+  if (const SpecTensor* cls = s.Find("cls.output.weight"))
+    c.unused.push_back({"cls.output.weight", {cls->shape.size() == 2 ? cls->shape[0] : 1, s.n_embd},
+                        "the reranker's classifier head (rank pooling), not the logits"});
   return BuildDecoder(s, c);
 }
 

@@ -2,6 +2,7 @@
 
 #include "backends/registry.h"
 #include "formats/gguf_file.h"
+#include "models/families.h"
 #include "models/gemma4.h"
 #include "models/spec.h"
 #include "runtime/model_impl.h"
@@ -40,6 +41,7 @@ absl::StatusOr<std::unique_ptr<AssistantRunner>> AssistantRunner::Load(const std
     return absl::InvalidArgumentError(StrCat(path, ": architecture ", spec->arch, " is not gemma4-assistant"));
   auto graph = models::BuildGemma4AssistantGraph(*spec, t.spec);
   if (!graph.ok()) return graph.status();
+  if (auto st = models::CheckEveryTensorRead(*spec, *graph); !st.ok()) return st;
   impl->graph = *std::move(graph);
   std::map<std::string, std::shared_ptr<const gguf::File>> open = {{path, impl->file}};
   if (t.file) open.emplace(t.spec.file, t.file);

@@ -39,7 +39,10 @@ absl::StatusOr<std::unique_ptr<WeightSet>> WeightSet::Bind(
                                                ir::ShapeString(shape), ", graph expects ",
                                                TensorTypeName(static_cast<uint32_t>(t.dtype)), " ",
                                                ir::ShapeString(t.shape)));
-    if (!info->traits || !info->traits->dequantize)
+    // I32 tensors are token ids (masked_head's ordering): bound as bytes; the op that
+    // reads one checks its type, and every other op refuses a non-F32 element-wise weight.
+    const bool ids = info->type_id == static_cast<uint32_t>(TensorType::I32);
+    if (!info->traits || (!info->traits->dequantize && !ids))
       return absl::UnimplementedError(StrCat(ref.ToString(), ": tensor type ", TensorTypeName(info->type_id),
                                              " has no kernel"));
     auto row = RowBytes(*info->traits, info->dims.empty() ? 1 : info->dims[0]);

@@ -970,6 +970,9 @@ struct MoeCase {
   std::string gating = "softmax";
   bool norm_w = true, bias = false, shared_gate = false;
   double w_scale = 0;
+  // Gemma 4: GELU experts, the router's own input, per-expert output scales; and one
+  // fused gate|up bank [n, 2F, E] instead of separate gate and up banks.
+  bool gemma4 = false, fused_gate_up = false;
 };
 
 void RunMoe(const MoeCase& c, Rng& rng) {
@@ -981,23 +984,34 @@ void RunMoe(const MoeCase& c, Rng& rng) {
   // The router F32 on both devices (as the fixtures): its logits differ by summation
   // order only, so every token routes alike (a near-tie would show as a whole row off).
   std::vector<std::string> in = {x, og.RandomF32("router", {c.n, c.E}, -0.3f, 0.3f, rng),
-                                 bank("up_exps", {c.n, c.F, c.E}), bank("gate_exps", {c.n, c.F, c.E}),
+                                 c.fused_gate_up ? bank("gate_up_exps", {c.n, 2 * c.F, c.E})
+                                                 : bank("up_exps", {c.n, c.F, c.E}),
+                                 c.fused_gate_up ? "" : bank("gate_exps", {c.n, c.F, c.E}),
                                  bank("down_exps", {c.n, c.E, c.F}),
                                  c.bias ? og.RandomF32("exp_probs_b", {c.n}, -0.1f, 0.1f, rng) : ""};
+  in.resize(12);
   if (c.Fs > 0) {
-    in.push_back(bank("up_shexp", {c.Fs, c.E}));
-    in.push_back(bank("gate_shexp", {c.Fs, c.E}));
-    in.push_back(bank("down_shexp", {c.E, c.Fs}));
-    in.push_back(c.shared_gate ? og.RandomF32("gate_inp_shexp", {c.E}, -0.1f, 0.1f, rng) : "");
+    in[6] = bank("up_shexp", {c.Fs, c.E});
+    in[7] = bank("gate_shexp", {c.Fs, c.E});
+    in[8] = bank("down_shexp", {c.E, c.Fs});
+    in[9] = c.shared_gate ? og.RandomF32("gate_inp_shexp", {c.E}, -0.1f, 0.1f, rng) : "";
+  }
+  if (c.gemma4) {
+    in[10] = og.Input("router_x", c.E, 1.0f, rng);
+    in[11] = og.RandomF32("down_scale", {c.n}, 0.5f, 1.5f, rng);
   }
   while (!in.empty() && in.back().empty()) in.pop_back();
   std::map<std::string, ir::AttrValue> attrs = {
       {"n_expert_used", c.k}, {"gating", c.gating}, {"norm_w", int64_t{c.norm_w ? 1 : 0}}};
   if (c.w_scale != 0) attrs["w_scale"] = c.w_scale;
+  if (c.gemma4) attrs["act"] = std::string("gelu");
+  if (c.fused_gate_up) attrs["fused_gate_up"] = int64_t{1};
   og.Op("moe_ffn", in, "logits", attrs);
   const std::vector<Pass> passes = {Tokens(17, 0, rng), Tokens(1, 17, rng)};
   const Results r = RunBoth(og, passes);
-  const double limit = CpuProductThreshold(c.type);
+  // GELU rounds its input to f16, as the geglu op (kGeluOp): a product that differs in
+  // summation order may round the other way.
+  const double limit = CpuProductThreshold(c.type) + (c.gemma4 ? kGeluOp : 0.0);
   Expect("moe_ffn " + c.what + " " + Name(c.type) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
              " E=" + std::to_string(c.E) + " F=" + std::to_string(c.F) + " T=17",
          Nmse(r.cpu[0], r.dev[0]), limit);
@@ -1026,5 +1040,20 @@ TEST_CASE("vulkan ops: moe_ffn on small random banks", "[vulkan][ops]") {
   }
   cases.push_back({"softmax top-2", TensorType::F16, 5, 2, 96, 64, 0});
   cases.push_back({"softmax top-2 (K-quant bank)", TensorType::Q4_K, 4, 2, 256, 256, 0});
+  for (TensorType t : {TensorType::F32, TensorType::Q8_0, TensorType::Q4_0}) {
+    MoeCase c{"Gemma 4: GELU, router input, per-expert scales, fused gate|up", t, 6, 2, 128, 64, 0};
+    c.gemma4 = c.fused_gate_up = true;
+    cases.push_back(c);
+  }
+  {
+    MoeCase c{"Gemma 4: separate gate and up banks", TensorType::Q8_0, 5, 2, 96, 64, 0};
+    c.gemma4 = true;
+    cases.push_back(c);
+  }
+  {
+    MoeCase c{"fused gate|up with SiLU and a shared expert", TensorType::Q8_0, 6, 3, 96, 64, 32};
+    c.fused_gate_up = true;
+    cases.push_back(c);
+  }
   for (const MoeCase& c : cases) RunMoe(c, rng);
 }

@@ -38,8 +38,8 @@ uaii_session* NewSession(uaii_model* m) {
 }  // namespace
 
 TEST_CASE("capi: version and status strings", "[capi]") {
-  CHECK(uaii_capi_version() == 400);
-  CHECK(std::string(uaii_capi_version_string()) == "0.4.0");
+  CHECK(uaii_capi_version() == 500);
+  CHECK(std::string(uaii_capi_version_string()) == "0.5.0");
   CHECK(std::string(uaii_status_string(UAII_ERR_NOT_FOUND)) == "not found");
   // An int outside the enum (what a C caller may pass): tests/capi/header_check.c, in C,
   // where that is defined.

@@ -12,7 +12,7 @@ PREFIX="$TMP/prefix"
 cmake --install "$BUILD" --prefix "$PREFIX" --component uaii_capi >/dev/null
 LIBDIR=$(dirname "$(find "$PREFIX" -name 'libuaii.so.0' | head -1)")
 PC_DIR=$(dirname "$(find "$PREFIX" -name uaii.pc)")
-[ "$(PKG_CONFIG_PATH="$PC_DIR" pkg-config --modversion uaii)" = 0.4.0 ] || { echo "install: uaii.pc version" >&2; exit 1; }
+[ "$(PKG_CONFIG_PATH="$PC_DIR" pkg-config --modversion uaii)" = 0.5.0 ] || { echo "install: uaii.pc version" >&2; exit 1; }
 
 # 1. A C program with pkg-config's flags only (no path into the source tree or build).
 cc -std=c99 -Wall -Wextra -pedantic -Werror "$SRC/examples/c/stream_reply.c" -o "$TMP/stream_reply" \
@@ -21,12 +21,12 @@ out=$("$TMP/stream_reply" "tok5 tok6" "$MODEL" 2>&1)
 grep -q "prompt tokens" <<<"$out" || { echo "install: pkg-config build did not run: $out" >&2; exit 1; }
 echo "install: pkg-config build ran: ${out##*$'\n'}"
 
-# 2. A CMake project with find_package(uaii 0.4 CONFIG REQUIRED) and uaii::uaii.
+# 2. A CMake project with find_package(uaii 0.5 CONFIG REQUIRED) and uaii::uaii.
 mkdir -p "$TMP/consumer"
 cat >"$TMP/consumer/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(uaii_consumer C)
-find_package(uaii 0.4 CONFIG REQUIRED)
+find_package(uaii 0.5 CONFIG REQUIRED)
 add_executable(version version.c)
 target_link_libraries(version PRIVATE uaii::uaii)
 CMAKE
@@ -40,7 +40,7 @@ int main(void) {
 C
 cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$TMP/consumer/build" >/dev/null
-[ "$("$TMP/consumer/build/version")" = 0.4.0 ] || { echo "install: find_package build gave another version" >&2; exit 1; }
+[ "$("$TMP/consumer/build/version")" = 0.5.0 ] || { echo "install: find_package build gave another version" >&2; exit 1; }
 echo "install: find_package(uaii) build ran"
 
 # 3. Structured output from the installed package alone: examples/c/json_output.c evaluates
@@ -65,7 +65,7 @@ cat >"$TMP/cxx/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(uaii_cxx_consumer CXX)
 set(CMAKE_CXX_STANDARD 20)
-find_package(uaii 0.4 CONFIG REQUIRED)
+find_package(uaii 0.5 CONFIG REQUIRED)
 add_executable(generate generate.cpp)
 target_link_libraries(generate PRIVATE uaii::uaii_cxx)
 CMAKE

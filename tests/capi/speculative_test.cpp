@@ -74,6 +74,7 @@ TEST_CASE("capi speculative: the defaults are llama.cpp's", "[capi]") {
   CHECK(o.draft_p_min == 0.75f);
   CHECK(o.draft_auto == 0);
   CHECK(o.draft_rule == UAII_DRAFT_RULE_AUTO);
+  CHECK(o.draft_path == nullptr);
   CHECK(UAII_MAX_DRAFT_TOKENS == 16);
 }
 
@@ -155,4 +156,52 @@ TEST_CASE("capi speculative: bad knobs are refused with the library's message", 
   CHECK_THAT(CreateError(model.m, o), Catch::Contains("one drafter"));
   o.draft_model = nullptr;
   CHECK_THAT(CreateError(model.m, o), Catch::Contains("architecture 'llama' has no in-trunk multi-token-prediction head"));
+}
+
+// 0.5: draft_path. The gemma4 assistant is no model of its own (it reads its target's
+// cache and hidden state), so a C caller names its file; greedy replies equal the plain
+// session's. Any other file is loaded as a draft model. At most one drafter; an older
+// caller's struct never reads the field.
+TEST_CASE("capi speculative: draft_path opens the gemma4 assistant (or a draft model file)", "[capi]") {
+  const char* dir_env = std::getenv("UAII_FIXTURE_DIR");
+  const std::string dir = dir_env ? dir_env : UAII_FIXTURE_DIR;
+  for (const char* kind : {"f32", "q8_0", "q4_0"}) {
+    INFO(kind);
+    uaii_model* target = nullptr;
+    REQUIRE(uaii_model_open((dir + "/gemma4/" + kind + ".gguf").c_str(), nullptr, &target) == UAII_OK);
+    const Reply plain = Generate(target, Options());
+    const std::string assistant = dir + "/gemma4-assistant/" + kind + ".gguf";
+    uaii_session_options o = Options();
+    o.draft_path = assistant.c_str();
+    o.draft_p_min = 0;  // a random assistant is never sure: propose anyway
+    const Reply spec = Generate(target, o);
+    CHECK(spec.text == plain.text);
+    CHECK(spec.result.draft_tokens > 0);
+    // An older caller's struct ends before draft_path: no drafter.
+    o.struct_size = offsetof(uaii_session_options, draft_path);
+    CHECK(Generate(target, o).result.draft_tokens == 0);
+    uaii_model_destroy(target);
+  }
+  Model model("tiny-llama-f32.gguf");
+  uaii_session_options o = Options();
+  const std::string file = TinyFile("tiny-llama-q4_0.gguf");
+  o.draft_path = file.c_str();
+  o.draft_p_min = 0;
+  o.draft_rule = UAII_DRAFT_RULE_EXACT;
+  const Reply by_path = Generate(model.m, o);
+  CHECK(by_path.text == Generate(model.m, Options()).text);
+  CHECK(by_path.result.draft_tokens > 0);
+  o.draft_model = model.m;
+  CHECK_THAT(CreateError(model.m, o), Catch::Contains("at most one of draft_model, draft_path and draft_auto"));
+  o.draft_model = nullptr;
+  const std::string missing = dir + "/no-such-drafter.gguf";
+  o.draft_path = missing.c_str();
+  uaii_session* s = nullptr;
+  CHECK(uaii_session_create(model.m, &o, &s) != UAII_OK);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("no-such-drafter.gguf"));
+  // The assistant for a target that is not gemma4: refused naming both files.
+  const std::string assistant = dir + "/gemma4-assistant/f32.gguf";
+  o.draft_path = assistant.c_str();
+  CHECK(uaii_session_create(model.m, &o, &s) != UAII_OK);
+  CHECK_THAT(std::string(uaii_last_error()), Catch::Contains("gemma4-assistant") && Catch::Contains("tiny-llama-f32"));
 }

@@ -32,5 +32,5 @@ TEST_CASE("families: tiny random models of every architecture match llama.cpp") 
                                     return QuantTypeRelTolerance(type) * max_abs;
                                   },
                                   {13, 27, 20, 1, 1, 1, 1});
-  CHECK(n >= 13);
+  CHECK(n >= 24);  // every row of make_family_models.FAMILIES
 }

@@ -44,6 +44,18 @@ std::vector<float> Run(const std::shared_ptr<const Model>& m, uint64_t budget, S
   return PromptThenDecodes(m, budget, Prompt(), stats);
 }
 
+// The dry runs (no budget, 128 positions, no window) of two fixtures.
+std::pair<DryRun, DryRun> DryRuns(const std::string& a, const std::string& b) {
+  SessionOptions o;
+  o.max_context = 128;
+  o.kv_window = 0;
+  auto pa = PlanDryRun(*Load(Fixture(a)), o);
+  auto pb = PlanDryRun(*Load(Fixture(b)), o);
+  REQUIRE(pa.ok());
+  REQUIRE(pb.ok());
+  return {*std::move(pa), *std::move(pb)};
+}
+
 // A golden of the assistant oracle (tests/oracles/llamacpp_gemma4_assistant.py).
 simdjson::dom::element AssistantGolden(simdjson::dom::parser& parser, const char* type) {
   auto doc = parser.load(GoldenDir() + "/assistant-gemma4-" + type + ".json");
@@ -63,7 +75,28 @@ TEST_CASE("gemma4: tiny random models match llama.cpp, chunked prefill equals wh
                                     return QuantTypeRelTolerance(type) * max_abs;
                                   },
                                   {5, 9, 13, 27, 6, 1, 1, 1, 1});
-  CHECK(n >= 4);
+  // f32, q8_0, q4_0, dense-q8_0, moe-q8_0, shared-kv-q8_0, moe-fused-{f32,q8_0,q4_0}.
+  CHECK(n >= 9);
+}
+
+// A shared-KV layer that keeps its own attn_k / attn_v / attn_k_norm (converted from
+// Hugging Face) loads like one without them, reads its source layer's cache and
+// ignores them (llama.cpp: TENSOR_NOT_REQUIRED, unused); the golden above checks the
+// logits. Here: the same KV cache as the file without them, and a wrong shape on one
+// of them is still refused, as llama.cpp's create_tensor refuses it.
+TEST_CASE("gemma4: shared-KV layers may carry their own K/V tensors; they are not read") {
+  const auto [with, without] = DryRuns("shared-kv-q8_0", "q8_0");
+  CHECK(with.plan.kv_bytes == without.plan.kv_bytes);
+  // Not loaded: the plan holds as many weight bytes as for the file without them (the
+  // two files' other tensors have the same shapes and types), though the file is bigger.
+  CHECK(with.plan.pinned_bytes > 0);
+  CHECK(with.plan.pinned_bytes == without.plan.pinned_bytes);
+  CHECK(std::filesystem::file_size(Fixture("shared-kv-q8_0")) > std::filesystem::file_size(Fixture("q8_0")));
+
+  auto bad = Model::Load(Fixture("shared-kv-bad-shape"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()),
+             Catch::Contains("tensor blk.4.attn_k.weight has shape") && Catch::Contains("expected [64,256]"));
 }
 
 TEST_CASE("gemma4: the per-layer embedding table streams by row under a budget, same logits") {
@@ -93,27 +126,29 @@ TEST_CASE("gemma4: the per-layer embedding table streams by row under a budget, 
 TEST_CASE("gemma4: the shared-KV layers read their source's cache (a cache of four layers)") {
   // Six layers, the last two shared: the session's KV cache holds four layers, so
   // the dense row (six layers of their own) needs more cache per position.
-  SessionOptions o;
-  o.max_context = 128;
-  o.kv_window = 0;
-  auto shared = PlanDryRun(*Load(Fixture("q8_0")), o);
-  auto dense = PlanDryRun(*Load(Fixture("dense-q8_0")), o);
-  REQUIRE(shared.ok());
-  REQUIRE(dense.ok());
+  const auto [shared, dense] = DryRuns("q8_0", "dense-q8_0");
   // Per position, K+V in f16: sliding layers 2 heads x 32, full 1 x 64 (128 values
   // each way per layer): four layers hold 4 x 2 x 128 x 2 bytes, six hold 6 x ...
-  CHECK(shared->plan.kv_bytes * 6 == dense->plan.kv_bytes * 4);
+  CHECK(shared.plan.kv_bytes * 6 == dense.plan.kv_bytes * 4);
 }
 
 TEST_CASE("gemma4: the mixture-of-experts layers stream their experts under a budget, same logits") {
-  const std::string path = Fixture("moe-q8_0");
-  auto m = Load(path);
-  StorageStats resident_stats, streamed_stats;
-  const auto resident = Run(m, 0, &resident_stats);
-  const auto streamed = Run(m, std::filesystem::file_size(path) * 7 / 10, &streamed_stats);
-  CHECK(streamed_stats.streamed_bytes > 0);
-  REQUIRE(streamed.size() == resident.size());
-  CHECK(streamed == resident);
+  // Separate gate / up banks, and fused gate|up banks sliced per expert (#e=N) through
+  // the expert LRU: the streamed logits are the resident ones bit for bit.
+  for (const char* name : {"moe-q8_0", "moe-fused-f32", "moe-fused-q8_0", "moe-fused-q4_0"}) {
+    INFO(name);
+    const std::string path = Fixture(name);
+    auto m = Load(path);
+    StorageStats resident_stats, streamed_stats;
+    const auto resident = Run(m, 0, &resident_stats);
+    // 70% of the file (85% of the small Q4_0 file, whose fixed activations and KV take more of it).
+    const uint64_t percent = std::string(name).ends_with("q4_0") ? 85 : 70;
+    const auto streamed = Run(m, std::filesystem::file_size(path) * percent / 100, &streamed_stats);
+    CHECK(streamed_stats.streamed_bytes > 0);
+    CHECK(streamed_stats.expert_misses > 0);
+    REQUIRE(streamed.size() == resident.size());
+    CHECK(streamed == resident);
+  }
 }
 
 TEST_CASE("gemma4-assistant: loading the drafter as the main model is a named error") {
@@ -224,6 +259,57 @@ TEST_CASE("gemma4-assistant: draft steps over the target's cache match llama.cpp
   CHECK(checked == 3);
 }
 
+// The E2B/E4B assistants' centroid-masked head (IR masked_head) against transformers'
+// Gemma4AssistantMaskedEmbedder (tests/oracles/transformers_gemma4_masked_head.py): the
+// f32-centroids fixture is f32 with real-shaped tables and top_k 3 of 8 clusters. Each
+// step's logits — the chosen clusters' tokens scored, every other token at the row's
+// lowest such score minus 1 — equal the golden's within f32's tolerance, and the masked
+// tokens are exactly the golden's.
+TEST_CASE("gemma4-assistant: the centroid-masked head matches transformers") {
+  simdjson::dom::parser parser;
+  auto doc = parser.load(std::string(UAII_SOURCE_DIR) + "/tests/golden/transformers/assistant-gemma4-f32-centroids.json");
+  REQUIRE(doc.error() == simdjson::SUCCESS);
+  const auto prompt = Ints(doc["prompt_tokens"]);
+  const int64_t n_vocab = int64_t(doc["n_vocab"]);
+  const int32_t pos0 = static_cast<int32_t>(int64_t(doc["pos0"]));
+  auto target = GoldenFixture(doc.value(), "target_file");
+  const std::string path = std::string(UAII_FIXTURE_DIR) + "/" + std::string(std::string_view(doc["model_file"]));
+  auto runner = runtime::AssistantRunner::Load(path, target);
+  INFO(runner.status().ToString());
+  REQUIRE(runner.ok());
+  auto s = NewSession(target, 256);
+  REQUIRE(s->Eval(prompt).ok());
+  int steps = 0;
+  for (auto step : doc["steps"].get_array()) {
+    const TokenId tokens[1] = {static_cast<TokenId>(int64_t(step["token"]))};
+    const int32_t positions[1] = {pos0};
+    const auto h = F32FromBase64(std::string_view(step["h_in_f32_b64"]));
+    const auto want = F32FromBase64(std::string_view(step["logits_f32_b64"]));
+    std::vector<float> logits, next;
+    REQUIRE((*runner)->Run(*s, tokens, positions, h, &logits, &next).ok());
+    REQUIRE(static_cast<int64_t>(logits.size()) == n_vocab);
+    REQUIRE(want.size() == logits.size());
+    // The masked tokens (the fill value: the row's minimum) are the same set.
+    const float want_fill = *std::min_element(want.begin(), want.end());
+    const float got_fill = *std::min_element(logits.begin(), logits.end());
+    double dl = 0, ml = 0;
+    int masked = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      CHECK((want[i] == want_fill) == (logits[i] == got_fill));
+      masked += want[i] == want_fill;
+      dl = std::max(dl, double(std::fabs(logits[i] - want[i])));
+      ml = std::max(ml, double(std::fabs(want[i])));
+    }
+    CHECK(masked == n_vocab - int64_t(doc["top_k"]) * (n_vocab / int64_t(doc["n_centroids"])));
+    std::printf("gemma4-assistant f32-centroids step %lld: max |dlogit| %.5f (of %.3f), %d tokens masked\n",
+                static_cast<long long>(int64_t(step["step"])), dl, ml, masked);
+    CHECK(dl <= QuantTypeRelTolerance("f32") * ml);
+    CHECK(ArgMax(logits) == static_cast<TokenId>(int64_t(step["argmax"])));
+    ++steps;
+  }
+  CHECK(steps == 4);
+}
+
 TEST_CASE("gemma4-assistant: a drafter that does not fit its target is refused, naming both") {
   const std::string dir = std::string(UAII_FIXTURE_DIR);
   auto target = Load(dir + "/gemma4/f32.gguf");
@@ -232,6 +318,11 @@ TEST_CASE("gemma4-assistant: a drafter that does not fit its target is refused, 
   CHECK_THAT(std::string(bad.status().message()),
              Catch::Contains("bad-width.gguf") && Catch::Contains("gemma4/f32.gguf") &&
                  Catch::Contains("embedding_length_out 192 is not the target's hidden width 256"));
+  // A tensor the assistant's graph does not read (llama.cpp: "wrong number of tensors").
+  auto extra = runtime::AssistantRunner::Load(dir + "/gemma4-assistant/bad-extra.gguf", target);
+  REQUIRE_FALSE(extra.ok());
+  CHECK_THAT(std::string(extra.status().message()),
+             Catch::Contains("tensor blk.0.attn_k.weight is not read by uaii's gemma4-assistant graph"));
   // Not a gemma4 target.
   auto llama = Load(dir + "/tiny/tiny-llama-q8_0.gguf");
   auto wrong = runtime::AssistantRunner::Load(dir + "/gemma4-assistant/f32.gguf", llama);

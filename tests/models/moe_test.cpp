@@ -39,7 +39,7 @@ TEST_CASE("moe: tiny random MoE models of every family match llama.cpp") {
       "moe-", "make_moe_models.py",
       [](const std::string& type, double max_abs) { return QuantTypeRelTolerance(type) * max_abs; },
       {13, 27, 24});
-  CHECK(n >= 4);
+  CHECK(n >= 6);  // every row of make_moe_models.MOE_FAMILIES
 }
 
 TEST_CASE("moe: routing ties go to the lower expert index, as ggml's argsort") {

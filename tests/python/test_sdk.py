@@ -40,26 +40,26 @@ def tiny_path(fixtures_dir):
 # ---- import, version, packaging ----
 
 def test_abi_version_matches_and_is_checked():
-    assert uaii.capi_version() == uaii.CAPI_VERSION == "0.4.0"
-    uaii._uaii._check_abi(400)  # same major.minor
-    uaii._uaii._check_abi(407)  # a newer patch level is compatible
-    for other, name in [(500, "0.5.0"), (10400, "1.4.0"), (300, "0.3.0")]:
-        with pytest.raises(ImportError, match=rf"C ABI {name} but this extension was built for 0\.4\.x"):
+    assert uaii.capi_version() == uaii.CAPI_VERSION == "0.5.0"
+    uaii._uaii._check_abi(500)  # same major.minor
+    uaii._uaii._check_abi(507)  # a newer patch level is compatible
+    for other, name in [(600, "0.6.0"), (400, "0.4.0"), (10500, "1.5.0")]:
+        with pytest.raises(ImportError, match=rf"C ABI {name} but this extension was built for 0\.5\.x"):
             uaii._uaii._check_abi(other)
 
 
 def test_import_refuses_a_library_with_another_abi(tmp_path):
-    # A stand-in preloaded in front of libuaii answers uaii_capi_version() with 0.5.0.
+    # A stand-in preloaded in front of libuaii answers uaii_capi_version() with 0.6.0.
     src = tmp_path / "fake_abi.c"
     src.write_text("#include <stdint.h>\n"
-                   "uint32_t uaii_capi_version(void) { return 500; }\n"
-                   "const char* uaii_capi_version_string(void) { return \"0.5.0\"; }\n")
+                   "uint32_t uaii_capi_version(void) { return 600; }\n"
+                   "const char* uaii_capi_version_string(void) { return \"0.6.0\"; }\n")
     so = tmp_path / "libfake_abi.so"
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
     p = subprocess.run([sys.executable, "-c", "import uaii"], capture_output=True, text=True, cwd=tmp_path,
                        env={**os.environ, "LD_PRELOAD": str(so)}, timeout=60)
     assert p.returncode != 0
-    assert ("ImportError: uaii: the loaded libuaii speaks C ABI 0.5.0 but this extension was built for 0.4.x"
+    assert ("ImportError: uaii: the loaded libuaii speaks C ABI 0.6.0 but this extension was built for 0.5.x"
             in p.stderr), p.stderr
 
 

@@ -91,8 +91,12 @@ def test_bad_drafts_and_knobs_are_refused(models, default_model):
     model, draft = models
     with pytest.raises(TypeError, match="draft_model"):
         uaii.Session(model, draft_model="tiny.gguf")
-    with pytest.raises(TypeError, match="draft must be a uaii.Model or \"auto\""):
-        uaii.Session(model, draft="tiny.gguf")
+    with pytest.raises(TypeError, match="draft must be a uaii.Model, a drafter file's path or \"auto\""):
+        uaii.Session(model, draft=3)
+    with pytest.raises(uaii.UaiiError, match="no-such-drafter.gguf"):
+        uaii.Session(model, draft="no-such-drafter.gguf")
+    with pytest.raises(ValueError, match="empty path"):
+        uaii.Session(model, draft="")
     with pytest.raises(uaii.InvalidArgumentError, match=r"draft_max 17 is outside 1\.\.16.*17 rows"):
         uaii.Session(model, draft=draft, draft_max=17)
     with pytest.raises(uaii.InvalidArgumentError, match=r"draft_max 0 is outside 1\.\.16"):
@@ -142,3 +146,24 @@ def test_cli_bad_draft_flags(uaii_bin, fixtures_dir, flags, message):
     r = run_uaii(uaii_bin, "generate", "--model", model, "-p", "tok5", "--max-tokens", "4", *flags, check=False)
     assert r.returncode != 0
     assert message in r.stderr
+
+
+def test_the_gemma4_assistant_drafts_by_path_and_keeps_greedy_replies(fixtures_dir):
+    """The gemma4 assistant is no uaii.Model (it reads its target's cache and hidden
+    state): Session(draft=path) opens it through uaii_session_options.draft_path. Greedy
+    replies equal the plain session's, across turns; the assistant proposed."""
+    for kind in ("f32", "q8_0", "q4_0"):  # each assistant with the target it was made for
+        assistant = fixtures_dir / "gemma4-assistant" / f"{kind}.gguf"
+        with uaii.Model(fixtures_dir / "gemma4" / f"{kind}.gguf") as model, \
+             uaii.Session(model, threads=1) as plain, \
+             uaii.Session(model, threads=1, draft=assistant, draft_p_min=0) as spec:
+            drafted = 0
+            for prompt in ("tok5 tok6 tok7", "tok9 tok10"):
+                a = plain.generate(prompt, max_tokens=24)
+                b = spec.generate(prompt, max_tokens=24)
+                assert a == b, kind
+                drafted += spec.last_result.usage.draft_tokens
+            assert drafted > 0, kind
+    with uaii.Model(fixtures_dir / "gemma4" / "f32.gguf") as model:
+        with pytest.raises(uaii.UaiiError, match="bad-width.gguf"):
+            uaii.Session(model, draft=fixtures_dir / "gemma4-assistant" / "bad-width.gguf")

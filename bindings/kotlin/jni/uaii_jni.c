@@ -259,20 +259,28 @@ done:
 
 /* memory: [preset, ram_budget_bytes, kv_window, prefill_chunk, moe_top_k, moe_prefetch,
  * device_memory_bytes];
- * draft_model: a model handle for speculative decoding (0: none); draft: [draft_max, draft_min,
+ * draft_model: a model handle for speculative decoding (0: none); draft_path: a drafter
+ * file's UTF-8 path (NULL: none; C ABI 0.5); draft: [draft_max, draft_min,
  * draft_auto, draft_rule] and draft_p_min passed as they are (the library checks their
  * ranges). The session keeps its own reference to the draft's data. */
 JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass cls, jlong model, jbyteArray device,
                                                            jint threads, jlong max_context, jboolean learn_calibration,
-                                                           jlongArray memory, jlong draft_model, jintArray draft,
+                                                           jlongArray memory, jlong draft_model,
+                                                           jbyteArray draft_path, jintArray draft,
                                                            jfloat draft_p_min) {
   uaii_session_options o;
   uaii_session* session = NULL;
   uaii_status st;
   int ok;
   char* dev = copy_bytes(env, device, NULL, &ok);
+  char* path = NULL;
   (void)cls;
   if (!ok) return 0;
+  path = copy_bytes(env, draft_path, NULL, &ok);
+  if (!ok) {
+    free(dev);
+    return 0;
+  }
   uaii_session_options_init(&o);
   if (dev != NULL) o.device = dev;
   o.threads = threads;
@@ -290,6 +298,7 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
     o.device_memory_bytes = (uint64_t)m[6];
   }
   o.draft_model = (const uaii_model*)from_handle(draft_model);
+  o.draft_path = path;
   {
     jint d[4];
     (*env)->GetIntArrayRegion(env, draft, 0, 4, d);
@@ -301,6 +310,7 @@ JNIEXPORT jlong JNICALL Java_dev_uaii_Native_sessionCreate(JNIEnv* env, jclass c
   o.draft_p_min = (float)draft_p_min;
   st = uaii_session_create((const uaii_model*)from_handle(model), &o, &session);
   free(dev);
+  free(path);
   if (st != UAII_OK) {
     throw_status(env, st);
     return 0;

@@ -60,7 +60,7 @@ if [ -n "${UAII_FAKE_ABI_LIB:-}" ]; then
   if out=$(LD_PRELOAD="$UAII_FAKE_ABI_LIB" "$JAVA" -Duaii.jni.library="$JNI_LIB" -cp "$CP" MainKt 2>&1); then
     echo "kotlin SDK: a mismatched C ABI was not refused: $out" >&2; exit 1
   fi
-  grep -q "UaiiException (version_mismatch): libuaii's C ABI is 0.5.0 but the Kotlin SDK was built against 0.4" <<<"$out" \
+  grep -q "UaiiException (version_mismatch): libuaii's C ABI is 0.6.0 but the Kotlin SDK was built against 0.5" <<<"$out" \
     || { echo "kotlin SDK: unclear version-mismatch message: $out" >&2; exit 1; }
   echo "kotlin SDK: a mismatched C ABI is refused: $(head -n 1 <<<"$out")"
 fi

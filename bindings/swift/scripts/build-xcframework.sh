@@ -68,8 +68,8 @@ MAP
   <key>CFBundleIdentifier</key><string>dev.uaii.CUaii</string>
   <key>CFBundleName</key><string>CUaii</string>
   <key>CFBundlePackageType</key><string>FMWK</string>
-  <key>CFBundleShortVersionString</key><string>0.4.0</string>
-  <key>CFBundleVersion</key><string>0.4.0</string>
+  <key>CFBundleShortVersionString</key><string>0.5.0</string>
+  <key>CFBundleVersion</key><string>0.5.0</string>
   <key>MinimumOSVersion</key><string>$deploy</string>
 </dict>
 </plist>

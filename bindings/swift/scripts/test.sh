@@ -21,7 +21,7 @@ if [ -n "${UAII_FAKE_ABI_LIB:-}" ]; then
   if out=$(LD_PRELOAD="$UAII_FAKE_ABI_LIB" "$BUILD_DIR/swift/debug/uaii-swift-example" 2>&1); then
     echo "swift SDK: a mismatched C ABI was not refused: $out" >&2; exit 1
   fi
-  grep -q "C ABI is 0.5.0 but the Swift SDK was built against 0.4" <<<"$out" \
+  grep -q "C ABI is 0.6.0 but the Swift SDK was built against 0.5" <<<"$out" \
     || { echo "swift SDK: unclear version-mismatch message: $out" >&2; exit 1; }
   echo "swift SDK: a mismatched C ABI is refused: $out"
 fi

@@ -1,6 +1,7 @@
 #include "backends/cpu/moe.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -51,8 +52,14 @@ absl::Status CheckMoeOp(const ir::Op& op, const std::vector<int>& in,
                                                " bytes) does not split into ", w->shape.empty() ? 0 : w->shape[0],
                                                " equal expert slices"));
   }
-  for (size_t k = 1; k <= 4; ++k)
+  p->fused_gate_up = op.Int("fused_gate_up", 0) != 0;
+  for (size_t k = 1; k <= 4; ++k) {
+    if (k == 3 && p->fused_gate_up) {
+      if (bound(k)) return absl::InvalidArgumentError(StrCat("op '", op.name, "': a fused gate|up bank takes no gate_exps"));
+      continue;
+    }
     if (!bound(k)) return absl::InvalidArgumentError(StrCat("op '", op.name, "': missing ", kRole[k]));
+  }
   if (in.size() > 11 && in[11] >= 0 && (!bound(11) || bound(11)->type != TensorType::F32))
     return absl::UnimplementedError(StrCat("op '", op.name, "': down_scale ", op.inputs[11], " must be an F32 weight"));
   p->gelu = op.Str("act", "silu") == "gelu";
@@ -117,7 +124,7 @@ void PrefetchNextLayer(const MoeParams& p, const MoeWeights& w, const float* x) 
   if (w.router_x) x = w.router_x;
   ExpertCache& c = *w.cache;
   const uint64_t step = w.up_exps->offset;
-  c.NoteStep(step, {*w.gate_inp, *w.up_exps, *w.gate_exps, *w.down_exps});
+  c.NoteStep(step, {*w.gate_inp, *w.up_exps, w.gate_exps ? *w.gate_exps : BoundWeight{}, *w.down_exps});
   auto next = c.NextStep(step);
   if (!next || !next->router.data || next->router.shape.size() != 2 || next->router.shape[1] != w.gate_inp->shape[1])
     return;
@@ -132,7 +139,8 @@ void PrefetchNextLayer(const MoeParams& p, const MoeWeights& w, const float* x) 
   std::sort(idx.begin(), idx.begin() + k);  // file-offset order
   std::vector<BoundWeight> slices;
   for (int64_t j = 0; j < k; ++j)
-    for (const BoundWeight* bank : {&next->up, &next->gate, &next->down}) slices.push_back(ExpertSlice(*bank, idx[j]));
+    for (const BoundWeight* bank : {&next->up, &next->gate, &next->down})
+      if (!bank->shape.empty()) slices.push_back(ExpertSlice(*bank, idx[j]));  // no gate bank when fused
   c.Prefetch(std::move(slices));
 }
 }  // namespace
@@ -146,9 +154,15 @@ MoeParams WithTopK(const MoeParams& p, int64_t top_k) {
 absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int64_t T, float* y,
                     ThreadPool* pool) {
   const int64_t n = p.n_expert, k = p.n_expert_used;
-  if (!w.cache && !(w.up_exps->data && w.gate_exps->data && w.down_exps->data))
+  // The banks each expert reads: up, gate, down; or gate|up, down.
+  std::vector<const BoundWeight*> banks = {w.up_exps, w.gate_exps, w.down_exps};
+  if (p.fused_gate_up) banks = {w.up_exps, w.down_exps};
+  const int64_t nb = static_cast<int64_t>(banks.size());
+  bool resident = true;
+  for (const BoundWeight* b : banks) resident &= b->data != nullptr;
+  if (!w.cache && !resident)
     return absl::FailedPreconditionError("moe: expert banks are neither resident nor served by an expert cache");
-  const int64_t E = w.up_exps->shape[2], F = w.up_exps->shape[1];
+  const int64_t E = w.up_exps->shape[2], F = w.up_exps->shape[1] / (p.fused_gate_up ? 2 : 1);
   if (k <= 0 || k > n)
     return absl::InvalidArgumentError(StrCat("moe: expert_used_count ", k, " outside 1..", n));
   // Router: logits [T, n_expert] -> probabilities -> selection and weights.
@@ -164,8 +178,8 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
   std::vector<float> out(static_cast<size_t>(T * k * E));
   std::vector<std::vector<int64_t>> rows(n);  // entries t * k + j routed to e
   for (int64_t i = 0; i < T * k; ++i) rows[sel[i]].push_back(i);
-  std::vector<float> xs, up, gate, down;
-  std::vector<const uint8_t*> cached(3 * n, nullptr);  // up, gate, down of expert e
+  std::vector<float> xs, up, gate, down, gate_up;
+  std::vector<const uint8_t*> cached(nb * n, nullptr);  // banks[b] of expert e at nb * e + b
   // With a cache, the routed experts are acquired in groups that fit its capacity (a
   // prefill batch may route to more experts than it holds), each group's misses read
   // together in file-offset order; a decode step is one group.
@@ -178,18 +192,18 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
       const uint64_t cap = w.cache->stats().capacity_bytes;
       for (e1 = e0; e1 < n; ++e1) {
         if (rows[e1].empty()) continue;
-        const uint64_t b = ExpertSlice(*w.up_exps, e1).bytes + ExpertSlice(*w.gate_exps, e1).bytes +
-                           ExpertSlice(*w.down_exps, e1).bytes;
+        uint64_t b = 0;
+        for (const BoundWeight* bank : banks) b += ExpertSlice(*bank, e1).bytes;
         if (!at.empty() && bytes + b > cap) break;
         bytes += b;
-        for (const BoundWeight* bank : {w.up_exps, w.gate_exps, w.down_exps}) want.push_back(ExpertSlice(*bank, e1));
+        for (const BoundWeight* bank : banks) want.push_back(ExpertSlice(*bank, e1));
         at.push_back(e1);
       }
       std::vector<const uint8_t*> got;
       if (auto st = w.cache->Acquire(want, &got); !st.ok()) return st;
       if (T == 1 && w.cache->prefetch_enabled()) PrefetchNextLayer(p, w, x);
       for (size_t i = 0; i < at.size(); ++i)
-        for (int b = 0; b < 3; ++b) cached[3 * at[i] + b] = got[3 * i + b];
+        for (int64_t b = 0; b < nb; ++b) cached[nb * at[i] + b] = got[nb * i + b];
     }
     for (int64_t e = e0; e < e1; ++e) {
       const auto& r = rows[e];
@@ -200,18 +214,27 @@ absl::Status MoeFfn(const MoeParams& p, const MoeWeights& w, const float* x, int
       up.resize(m * F);
       gate.resize(m * F);
       down.resize(m * E);
-      BoundWeight su = ExpertSlice(*w.up_exps, e), sg = ExpertSlice(*w.gate_exps, e),
-                        sd = ExpertSlice(*w.down_exps, e);
-      if (w.cache) {  // the cache's row-major bytes, not a resident interleaved copy
-        su.data = cached[3 * e];
-        sg.data = cached[3 * e + 1];
-        sd.data = cached[3 * e + 2];
-        su.interleaved.reset();
-        sg.interleaved.reset();
-        sd.interleaved.reset();
+      std::array<BoundWeight, 3> slice;
+      for (int64_t b = 0; b < nb; ++b) {
+        slice[b] = ExpertSlice(*banks[b], e);
+        if (w.cache) {  // the cache's row-major bytes, not a resident interleaved copy
+          slice[b].data = cached[nb * e + b];
+          slice[b].interleaved.reset();
+        }
       }
-      if (auto st = Mm(su, xs.data(), m, up.data(), pool); !st.ok()) return st;
-      if (auto st = Mm(sg, xs.data(), m, gate.data(), pool); !st.ok()) return st;
+      const BoundWeight& sd = slice[nb - 1];
+      if (p.fused_gate_up) {
+        // One product [m, 2F], split as llama.cpp views it: gate columns, then up.
+        gate_up.resize(m * 2 * F);
+        if (auto st = Mm(slice[0], xs.data(), m, gate_up.data(), pool); !st.ok()) return st;
+        for (int64_t i = 0; i < m; ++i) {
+          std::copy_n(gate_up.data() + i * 2 * F, F, gate.data() + i * F);
+          std::copy_n(gate_up.data() + i * 2 * F + F, F, up.data() + i * F);
+        }
+      } else {
+        if (auto st = Mm(slice[0], xs.data(), m, up.data(), pool); !st.ok()) return st;
+        if (auto st = Mm(slice[1], xs.data(), m, gate.data(), pool); !st.ok()) return st;
+      }
       (p.gelu ? Geglu : Swiglu)(gate.data(), up.data(), m * F, gate.data());
       if (auto st = Mm(sd, gate.data(), m, down.data(), pool); !st.ok()) return st;
       if (w.down_scale) {  // ggml_mul by the selected experts' scales, before the weights

@@ -10,7 +10,8 @@
 //   (+ shared expert: y[t] += ffn_shexp(x[t]) * sigmoid(gate_inp_shexp . x[t]))
 //
 // Experts are packed banks [n_expert, rows, cols] (GGUF ffn_{gate,up,down}_exps,
-// 3-D in ggml order): expert e is the byte slice [e * bytes / n_expert, +bytes / n_expert)
+// 3-D in ggml order; or ffn_gate_up_exps [n_expert, 2F, E], one product per expert
+// whose first F columns are the gate's and the rest the up's, as llama.cpp splits it): expert e is the byte slice [e * bytes / n_expert, +bytes / n_expert)
 // (`#e=N`), multiplied in its file type by kernels MatMul. Only the selected
 // experts' slices are read. Tokens routed to the same expert are batched into one
 // MatMul per step; each row's result is independent of its batch (matmul.h), so
@@ -46,12 +47,13 @@ struct MoeParams {
   bool norm_w = false;   // renormalise the selected weights to sum 1
   float w_scale = 0;     // multiply the weights (0 or 1 = none)
   bool gelu = false;     // experts' activation: GELU (Gemma 4) instead of SiLU
+  bool fused_gate_up = false;  // up_exps is one gate|up bank [n_expert, 2F, E]; no gate_exps
 };
 
 struct MoeWeights {
   const BoundWeight* gate_inp = nullptr;     // [n_expert, E]
-  const BoundWeight* up_exps = nullptr;      // [n_expert, F, E]
-  const BoundWeight* gate_exps = nullptr;    // [n_expert, F, E]
+  const BoundWeight* up_exps = nullptr;      // [n_expert, F, E]; fused: [n_expert, 2F, E], gate rows then up
+  const BoundWeight* gate_exps = nullptr;    // [n_expert, F, E]; null when fused
   const BoundWeight* down_exps = nullptr;    // [n_expert, E, F]
   const float* exp_probs_b = nullptr;        // [n_expert] selection bias, optional
   const BoundWeight* up_shexp = nullptr;     // [Fs, E], optional shared expert

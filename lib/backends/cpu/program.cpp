@@ -9,6 +9,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/linear.h"
+#include "backends/cpu/masked_head.h"
 #include "backends/cpu/moe.h"
 #include "backends/cpu/stage_linear.h"
 #include "backends/kv_layers.h"
@@ -22,6 +23,7 @@ namespace uaii::backends::cpu {
 enum class Kind {
   kEmbed, kRmsNorm, kMatMul, kAdd, kMul, kScale, kSoftcap, kSilu, kGelu, kSwiglu, kGeglu, kReshape, kRope,
   kAttention, kOutputRows, kLayerNorm, kSlice, kSwigluFused, kConcat,
+  kMaskedHead, // masked_head.h
   kMoeFfn,     // moe.h
   kNormLinear  // planner fusion: rms_norm into one or more matmuls (+ gated activation)
 };
@@ -57,7 +59,8 @@ const std::map<std::string, Kind>& Kinds() {
       {"swiglu", Kind::kSwiglu},   {"geglu", Kind::kGeglu},      {"reshape", Kind::kReshape},
       {"rope", Kind::kRope}, {"concat", Kind::kConcat},       {"attention", Kind::kAttention}, {"output_rows", Kind::kOutputRows},
       {"layer_norm", Kind::kLayerNorm}, {"slice", Kind::kSlice}, {"swiglu_fused", Kind::kSwigluFused},
-      {"norm_linear", Kind::kNormLinear}, {"moe_ffn", Kind::kMoeFfn}};
+      {"norm_linear", Kind::kNormLinear}, {"moe_ffn", Kind::kMoeFfn},
+      {"masked_head", Kind::kMaskedHead}};
   return k;
 }
 
@@ -149,8 +152,15 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
       const BoundWeight* w = s.in[k] >= 0 ? ex->weight_[s.in[k]] : nullptr;
       const bool packed_ok = (s.kind == Kind::kMatMul && k == 1) || (s.kind == Kind::kEmbed && k == 0) ||
                              (s.kind == Kind::kNormLinear && k >= 2) ||
-                             (s.kind == Kind::kMoeFfn && k >= 1 && k != 5);
-      if (w && !packed_ok && w->type != TensorType::F32)
+                             (s.kind == Kind::kMoeFfn && k >= 1 && k != 5) ||
+                             (s.kind == Kind::kMaskedHead && k == 3);
+      const bool ids = s.kind == Kind::kMaskedHead && k == 2;  // the vocabulary ordering
+      if (ids && (!w || w->type != TensorType::I32))
+        return absl::InvalidArgumentError(StrCat("op '", op.name, "' reads its token ordering ", op.inputs[k],
+                                                 w ? StrCat(" as ", TensorTypeName(static_cast<uint32_t>(w->type)))
+                                                   : std::string(" as an activation"),
+                                                 "; it must be an I32 weight"));
+      if (w && !packed_ok && !ids && w->type != TensorType::F32)
         return absl::UnimplementedError(StrCat("op '", op.name, "' reads weight ", op.inputs[k], " as ",
                                                TensorTypeName(static_cast<uint32_t>(w->type)),
                                                "; element-wise weights must be F32"));
@@ -165,6 +175,9 @@ absl::StatusOr<std::unique_ptr<CpuProgram>> CpuProgram::Create(const ir::Graph& 
         s.size = op.Int("size");
         break;
       case Kind::kScale: s.f = static_cast<float>(op.Float("scale")); break;
+      case Kind::kMaskedHead:
+        s.size = op.Int("top_k");
+        break;
       case Kind::kNormLinear:
         s.f = static_cast<float>(op.Float("eps"));
         s.act = op.Str("act") == "swiglu" ? 1 : op.Str("act") == "geglu" ? 2 : 0;
@@ -409,6 +422,12 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
         }
         break;
       }
+      case Kind::kMaskedHead: {
+        const MaskedHeadShape shape{n / cols, shapes_[s.in[0]].back(), shapes_[s.in[1]].back(), cols, s.size};
+        st = MaskedHeadRows(ctx, F(s.in[0]), F(s.in[1]), reinterpret_cast<const int32_t*>(F(s.in[2])),
+                            *weight_[s.in[3]], shape, y);
+        break;
+      }
       case Kind::kRmsNorm: {
         const int64_t c = shapes_[s.in[0]].back();
         RmsNormRows(pool, F(s.in[0]), s.in.size() > 1 && s.in[1] >= 0 ? F(s.in[1]) : nullptr, n / c, c, s.f, y);
@@ -514,7 +533,8 @@ absl::Status CpuProgram::RunSequences(std::span<const SequenceRun> seqs, const R
         MoeWeights mw{W(1), W(2), W(3), W(4), opt(5), W(6), W(7), W(8), W(9)};
         mw.router_x = opt(10);
         mw.down_scale = opt(11);
-        if (source && !(mw.up_exps->data && mw.gate_exps->data && mw.down_exps->data)) mw.cache = source->Experts();
+        if (source && !(mw.up_exps->data && (!mw.gate_exps || mw.gate_exps->data) && mw.down_exps->data))
+          mw.cache = source->Experts();
         st = MoeFfn(WithTopK(s.moe, ctx.moe_top_k), mw, F(s.in[0]), n / cols, y, pool);
         break;
       }

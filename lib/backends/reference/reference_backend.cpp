@@ -29,7 +29,7 @@ const std::set<std::string>& Ops() {
   static const std::set<std::string> ops = {
       "embed", "rms_norm", "layer_norm", "matmul", "norm_linear", "add", "mul", "scale", "softcap", "silu",
       "gelu", "swiglu", "geglu", "swiglu_fused", "reshape", "rope", "attention", "output_rows", "slice", "concat",
-      "moe_ffn"};
+      "moe_ffn", "masked_head"};
   return ops;
 }
 
@@ -101,6 +101,38 @@ absl::Status MatMulRef(const BoundWeight& w, const float* x, int64_t batch, floa
   for (int64_t b = 0; b < batch; ++b) {
     if (auto st = ConvertActivation(w.type, x + b * in, in, &act); !st.ok()) return st;
     for (int64_t o = 0; o < out; ++o) y[b * out + o] = dot(w.data + o * w.row_bytes, act.data(), in);
+  }
+  return absl::OkStatus();
+}
+
+// The centroid-masked head (docs/ir.md masked_head), written plainly: the scores'
+// clusters in stable descending order, each selected token's head row dequantized.
+absl::Status MaskedHeadRef(const float* x, const float* scores, const int32_t* ordering, const BoundWeight& head,
+                           int64_t rows, int64_t n_centroids, int64_t top_k, float* y) {
+  const int64_t E = head.shape[1], V = head.shape[0], per = V / n_centroids;
+  Vec w(static_cast<size_t>(E));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* s = scores + r * n_centroids;
+    std::vector<int64_t> order(static_cast<size_t>(n_centroids));
+    for (int64_t c = 0; c < n_centroids; ++c) {
+      if (std::isnan(s[c])) return absl::InvalidArgumentError(StrCat("centroid score ", c, " is NaN"));
+      order[c] = c;
+    }
+    std::stable_sort(order.begin(), order.end(), [s](int64_t a, int64_t b) { return s[a] > s[b]; });
+    std::vector<std::pair<int32_t, float>> picked;
+    for (int64_t k = 0; k < top_k; ++k)
+      for (int64_t j = 0; j < per; ++j) {
+        const int32_t id = ordering[order[k] * per + j];
+        if (id < 0 || id >= V) return absl::OutOfRangeError(StrCat("ordering id ", id, " outside the head's ", V, " rows"));
+        if (auto st = DequantizeRow(head.type, head.data + id * head.row_bytes, E, w.data()); !st.ok()) return st;
+        double dot = 0;
+        for (int64_t e = 0; e < E; ++e) dot += static_cast<double>(x[r * E + e]) * w[e];
+        picked.emplace_back(id, static_cast<float>(dot));
+      }
+    float lowest = picked[0].second;
+    for (const auto& p : picked) lowest = std::min(lowest, p.second);
+    for (int64_t v = 0; v < V; ++v) y[r * V + v] = lowest - 1.0f;
+    for (const auto& [id, logit] : picked) y[r * V + id] = logit;
   }
   return absl::OkStatus();
 }
@@ -255,9 +287,10 @@ void AttentionRef(const ir::Op& op, KvCache& cache, const float* q, const float*
 // the lower index), y = sum_j w_j down_e(silu(gate_e x) * up_e x) (+ the shared expert).
 absl::Status MoeRef(const ir::Op& op, const std::vector<const BoundWeight*>& w, const float* bias, int64_t top_k,
                     const float* x, const float* router_x, const float* down_scale, int64_t T, float* y) {
-  const bool gelu = op.Str("act", "silu") == "gelu";
-  const BoundWeight &router = *w[1], &up = *w[2], &gate = *w[3], &down = *w[4];
-  const int64_t n = router.shape[0], E = up.shape[2], F = up.shape[1];
+  const bool gelu = op.Str("act", "silu") == "gelu", fused = op.Int("fused_gate_up", 0) != 0;
+  // Fused: w[2] is [n, 2F, E], each expert's gate rows then its up rows.
+  const BoundWeight &router = *w[1], &up = *w[2], &gate = fused ? *w[2] : *w[3], &down = *w[4];
+  const int64_t n = router.shape[0], E = up.shape[2], F = up.shape[1] / (fused ? 2 : 1);
   int64_t k = op.Int("n_expert_used");
   if (top_k > 0) k = std::min(k, top_k);
   const bool sigmoid = op.Str("gating") == "sigmoid", norm_w = op.Int("norm_w", 0) != 0;
@@ -285,8 +318,16 @@ absl::Status MoeRef(const ir::Op& op, const std::vector<const BoundWeight*>& w, 
       double wj = p[idx[j]];
       if (norm_w) wj /= std::max(sum, 6.103515625e-5);
       if (w_scale != 0.0) wj *= w_scale;
-      if (auto st = MatMulRef(ExpertView(up, idx[j]), xt, 1, hu.data()); !st.ok()) return st;
-      if (auto st = MatMulRef(ExpertView(gate, idx[j]), xt, 1, hg.data()); !st.ok()) return st;
+      BoundWeight eu = ExpertView(up, idx[j]), eg = ExpertView(gate, idx[j]);
+      if (fused) {  // the expert's [2F, E] as two [F, E] halves
+        const uint64_t half = eu.bytes / 2;
+        eu.shape[0] = eg.shape[0] = F;
+        eu.bytes = eg.bytes = half;
+        eu.data += half;
+        eu.offset += half;
+      }
+      if (auto st = MatMulRef(eu, xt, 1, hu.data()); !st.ok()) return st;
+      if (auto st = MatMulRef(eg, xt, 1, hg.data()); !st.ok()) return st;
       for (int64_t i = 0; i < F; ++i) hg[i] = static_cast<float>((gelu ? GeluRef(hg[i]) : SiluRef(hg[i])) * hu[i]);
       if (auto st = MatMulRef(ExpertView(down, idx[j]), hg.data(), 1, hd.data()); !st.ok()) return st;
       const double s = down_scale ? down_scale[idx[j]] : 1.0;
@@ -368,7 +409,14 @@ absl::StatusOr<std::unique_ptr<Program>> ReferenceProgram::Create(const ir::Grap
       const BoundWeight* w = s.in[k] >= 0 ? p->weight_[s.in[k]] : nullptr;
       if (!w) continue;
       const bool packed = (op.type == "matmul" && k == 1) || (op.type == "embed" && k == 0) ||
-                          (op.type == "norm_linear" && k >= 2) || (op.type == "moe_ffn" && k >= 1 && k != 5);
+                          (op.type == "norm_linear" && k >= 2) || (op.type == "moe_ffn" && k >= 1 && k != 5) ||
+                          (op.type == "masked_head" && k == 3);
+      if (op.type == "masked_head" && k == 2) {  // the vocabulary ordering: token ids
+        if (w->type != TensorType::I32)
+          return absl::InvalidArgumentError(StrCat("op '", op.name, "': the token ordering ", op.inputs[k],
+                                                   " must be I32"));
+        continue;
+      }
       if (!packed && w->type != TensorType::F32)
         return absl::UnimplementedError(StrCat("op '", op.name, "' reads weight ", op.inputs[k],
                                                " element-wise; it must be F32"));
@@ -505,6 +553,9 @@ absl::Status ReferenceProgram::RunStep(const Step& s, std::vector<Vec>& buf, con
     AttentionRef(op, cache, F(0), F(1), F(2), positions, T, shapes_[s.in[0]][1], y);
   } else if (type == "output_rows") {
     for (int64_t r = 0; r < R; ++r) std::memcpy(y + r * cols, F(0) + rows[r] * cols, cols * sizeof(float));
+  } else if (type == "masked_head") {
+    return MaskedHeadRef(F(0), F(1), reinterpret_cast<const int32_t*>(F(2)), *W(3), n / cols, cols_of(s.in[1]),
+                         op.Int("top_k"), y);
   } else if (type == "moe_ffn") {
     std::vector<const BoundWeight*> w(10, nullptr);
     for (size_t k = 1; k < 10; ++k) w[k] = k == 5 ? nullptr : W(k);

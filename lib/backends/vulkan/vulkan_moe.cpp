@@ -8,7 +8,12 @@ namespace uaii::backends::vulkan {
 namespace {
 
 // Input indices (docs/ir.md's moe_ffn row).
-enum : size_t { kRouter = 1, kUp = 2, kGate = 3, kDown = 4, kBias = 5, kUpS = 6, kGateS = 7, kDownS = 8, kGateInpS = 9 };
+// kUp holds the gate|up bank when fused_gate_up (kGate then empty); kRouterX, the
+// router's own input, is an activation (passed to RecordMoe), not a weight.
+enum : size_t {
+  kRouter = 1, kUp = 2, kGate = 3, kDown = 4, kBias = 5, kUpS = 6, kGateS = 7, kDownS = 8, kGateInpS = 9,
+  kRouterX = 10, kDownScale = 11, kInputs = 12
+};
 
 constexpr uint64_t kAlign = 256;  // each scratch region's start, in bytes
 
@@ -17,22 +22,26 @@ uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
 
 const DeviceWeight* At(const std::vector<const DeviceWeight*>& w, size_t k) { return k < w.size() ? w[k] : nullptr; }
 
+bool Fused(const ir::Op& op) { return op.Int("fused_gate_up", 0) != 0; }
+
 struct Dims {
   int64_t n = 0, E = 0, F = 0, Fs = 0;
+  bool fused = false;  // one gate|up bank: 2F rows per expert
 };
 
-Dims DimsOf(const std::vector<const DeviceWeight*>& w) {
+Dims DimsOf(const ir::Op& op, const std::vector<const DeviceWeight*>& w) {
   Dims d;
+  d.fused = Fused(op);
   d.n = w[kRouter]->rows;
   d.E = w[kRouter]->cols;
-  d.F = d.n > 0 ? w[kUp]->rows / d.n : 0;
+  d.F = d.n > 0 ? w[kUp]->rows / d.n / (d.fused ? 2 : 1) : 0;
   d.Fs = At(w, kUpS) ? At(w, kUpS)->rows : 0;
   return d;
 }
 
 // The scratch's regions (byte offsets) for T rows of k experts each.
 struct Layout {
-  uint64_t logits, route, up, gate, down, s_up, s_gate, s_down, total;
+  uint64_t logits, route, up, gate, down, s_up, s_gate, s_down, gate_up, total;
 };
 
 Layout Lay(const Dims& d, int64_t T, int64_t k) {
@@ -51,6 +60,7 @@ Layout Lay(const Dims& d, int64_t T, int64_t k) {
   l.s_up = take(T * d.Fs);
   l.s_gate = take(T * d.Fs);
   l.s_down = take(T * d.E);
+  l.gate_up = take(d.fused ? T * k * 2 * d.F : 0);  // the fused bank's products, split into up and gate
   l.total = at;
   return l;
 }
@@ -65,26 +75,33 @@ int64_t ExpertsUsed(const ir::Op& op, int64_t top_k) {
 
 std::vector<const DeviceWeight*> MoeInputs(const std::vector<int>& in,
                                            const std::vector<std::unique_ptr<DeviceWeight>>& slots) {
-  std::vector<const DeviceWeight*> w(10, nullptr);
+  std::vector<const DeviceWeight*> w(kInputs, nullptr);
   for (size_t k = 1; k < in.size() && k < w.size(); ++k)
-    if (in[k] >= 0 && static_cast<size_t>(in[k]) < slots.size()) w[k] = slots[in[k]].get();
+    if (k != kRouterX && in[k] >= 0 && static_cast<size_t>(in[k]) < slots.size()) w[k] = slots[in[k]].get();
   return w;
 }
 
 absl::Status CheckMoe(const ir::Op& op, const std::vector<const DeviceWeight*>& w) {
   static const char* kRole[] = {"x", "router", "up_exps", "gate_exps", "down_exps", "exp_probs_b",
                                 "up_shexp", "gate_shexp", "down_shexp", "gate_inp_shexp"};
+  const bool fused = Fused(op);
   for (size_t k = kRouter; k <= kDown; ++k)
-    if (!At(w, k)) return absl::InvalidArgumentError(StrCat("moe_ffn without a weight for ", kRole[k]));
-  const DeviceWeight &router = *w[kRouter], &up = *w[kUp], &gate = *w[kGate], &down = *w[kDown];
-  const int64_t n = router.rows, E = router.cols;
-  if (n <= 0 || up.rows % n != 0)
+    if (!At(w, k) && !(fused && k == kGate))
+      return absl::InvalidArgumentError(StrCat("moe_ffn without a weight for ", kRole[k]));
+  if (fused && At(w, kGate)) return absl::InvalidArgumentError("a fused gate|up bank takes no gate_exps");
+  const DeviceWeight &router = *w[kRouter], &up = *w[kUp], &gate = fused ? *w[kUp] : *w[kGate], &down = *w[kDown];
+  const int64_t n = router.rows, E = router.cols, per = fused ? 2 : 1;
+  if (n <= 0 || up.rows % (n * per) != 0)
     return absl::InvalidArgumentError(StrCat("expert banks of ", up.rows, " rows over ", n, " experts"));
-  const int64_t F = up.rows / n;
+  const int64_t F = up.rows / n / per;
   if (up.cols != E || gate.rows != up.rows || gate.cols != E || down.rows != n * E || down.cols != F)
-    return absl::InvalidArgumentError(StrCat("expert banks up [", up.rows, ", ", up.cols, "], gate [", gate.rows, ", ",
-                                             gate.cols, "], down [", down.rows, ", ", down.cols, "] for ", n,
-                                             " experts of ", E, " columns"));
+    return absl::InvalidArgumentError(StrCat("expert banks ", fused ? "gate|up [" : "up [", up.rows, ", ", up.cols,
+                                             "], gate [", gate.rows, ", ", gate.cols, "], down [", down.rows, ", ",
+                                             down.cols, "] for ", n, " experts of ", E, " columns"));
+  if (const DeviceWeight* s = At(w, kDownScale); s && s->cols != n)
+    return absl::InvalidArgumentError(StrCat("down_scale of ", s->cols, " elements for ", n, " experts"));
+  const std::string act = op.Str("act", "silu");
+  if (act != "silu" && act != "gelu") return absl::InvalidArgumentError(StrCat("expert activation '", act, "'"));
   if (const DeviceWeight* b = At(w, kBias); b && b->cols != n)
     return absl::InvalidArgumentError(StrCat("a selection bias of ", b->cols, " elements for ", n, " experts"));
   if (const DeviceWeight* us = At(w, kUpS)) {
@@ -103,14 +120,14 @@ absl::Status CheckMoe(const ir::Op& op, const std::vector<const DeviceWeight*>& 
 
 uint64_t MoeScratchBytes(const ir::Op& op, const std::vector<const DeviceWeight*>& w, int64_t rows) {
   if (!At(w, kRouter) || !At(w, kUp)) return 0;
-  return Lay(DimsOf(w), std::max<int64_t>(rows, 1), ExpertsUsed(op, 0)).total;
+  return Lay(DimsOf(op, w), std::max<int64_t>(rows, 1), ExpertsUsed(op, 0)).total;
 }
 
 absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
-                       const std::vector<const DeviceWeight*>& w, Range x, Range y, int64_t rows, int64_t top_k,
-                       const Buffer& scratch, const Buffer* stage) {
+                       const std::vector<const DeviceWeight*>& w, Range x, Range router_x, Range y, int64_t rows,
+                       int64_t top_k, const Buffer& scratch, const Buffer* stage) {
   if (rows <= 0) return absl::OkStatus();
-  const Dims d = DimsOf(w);
+  const Dims d = DimsOf(op, w);
   const int64_t T = rows, k = ExpertsUsed(op, top_k);
   if (k < 1 || k > d.n) return absl::InvalidArgumentError(StrCat("moe_ffn: ", k, " experts per row of ", d.n));
   const Layout l = Lay(d, T, k);
@@ -165,21 +182,37 @@ absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
   };
 
   const Range logits = region(l.logits, T * d.n), route = region(l.route, 2 * T * k + T);
-  if (auto st = product(*w[kRouter], x, T, logits); !st.ok()) return st;
-  const DeviceWeight* bias = At(w, kBias);
+  // Gemma 4: the router reads its own input, and each expert's output is scaled by
+  // down_scale[e] (applied to its routing weight: the same sum up to rounding).
+  if (auto st = product(*w[kRouter], router_x.buffer ? router_x : x, T, logits); !st.ok()) return st;
+  const DeviceWeight *bias = At(w, kBias), *scale = At(w, kDownScale);
   const double w_scale = op.Float("w_scale", 0.0);
   if (auto st = rec.Dispatch1D("moe_route",
-                               {logits, bias ? Range{bias->chunks[0].buffer.get(), 0, 0} : Range{}, route},
+                               {logits, bias ? Range{bias->chunks[0].buffer.get(), 0, 0} : Range{}, route,
+                                scale ? Range{scale->chunks[0].buffer.get(), 0, 0} : Range{}},
                                {U32(T), U32(d.n), U32(k), op.Str("gating") == "sigmoid" ? 1u : 0u, bias ? 1u : 0u,
-                                op.Int("norm_w", 0) != 0 ? 1u : 0u, Word(static_cast<float>(w_scale))},
+                                op.Int("norm_w", 0) != 0 ? 1u : 0u, Word(static_cast<float>(w_scale)),
+                                scale ? 1u : 0u},
                                static_cast<uint64_t>(T));
       !st.ok())
     return st;
   const int64_t nf = T * k * d.F;
   const Range up = region(l.up, nf), gate = region(l.gate, nf), down = region(l.down, T * k * d.E);
-  if (auto st = experts(*w[kUp], x, k, up); !st.ok()) return st;
-  if (auto st = experts(*w[kGate], x, k, gate); !st.ok()) return st;
-  if (auto st = rec.Dispatch1D("swiglu", {gate, up, gate}, {U32(nf), U32(nf)}, static_cast<uint64_t>(nf)); !st.ok())
+  if (d.fused) {
+    // One product [T * k, 2F] per selected expert, split as llama.cpp views it.
+    const Range gu = region(l.gate_up, 2 * nf);
+    if (auto st = experts(*w[kUp], x, k, gu); !st.ok()) return st;
+    for (const auto& [half, begin] : {std::pair{gate, int64_t{0}}, std::pair{up, d.F}})
+      if (auto st = rec.Dispatch1D("slice", {gu, half}, {U32(nf), U32(2 * d.F), U32(begin), U32(d.F)},
+                                   static_cast<uint64_t>(nf));
+          !st.ok())
+        return st;
+  } else {
+    if (auto st = experts(*w[kUp], x, k, up); !st.ok()) return st;
+    if (auto st = experts(*w[kGate], x, k, gate); !st.ok()) return st;
+  }
+  const char* act = op.Str("act", "silu") == "gelu" ? "geglu" : "swiglu";
+  if (auto st = rec.Dispatch1D(act, {gate, up, gate}, {U32(nf), U32(nf)}, static_cast<uint64_t>(nf)); !st.ok())
     return st;
   if (auto st = experts(*w[kDown], gate, 1, down); !st.ok()) return st;
 

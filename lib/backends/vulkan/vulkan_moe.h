@@ -1,10 +1,12 @@
 // moe_ffn (docs/moe.md, docs/ir.md) on the Vulkan device, recorded by VulkanProgram:
 //
-//   logits [T, n]        = router . x                       matmul kernel
+//   logits [T, n]        = router . x (or the router's own input)   matmul kernel
 //   ids, w [T, k]        route: softmax | sigmoid, top-k     moe_route.comp
-//                        (+ selection bias; ties to the lower index), norm_w, w_scale
+//                        (+ selection bias; ties to the lower index), norm_w, w_scale,
+//                        times down_scale[e] (Gemma 4's per-expert output scale)
 //   U, G [T * k, F]      = expert ids[t, j]'s rows of up / gate . x[t]   moe_matmul.comp
-//   G                    = silu(G) * U                       swiglu.comp
+//                        (fused gate|up bank: one [T * k, 2F] product, split by slice.comp)
+//   G                    = silu(G) * U  or  gelu(G) * U      swiglu.comp / geglu.comp
 //   D [T * k, E]         = expert ids[t, j]'s rows of down . G[t, j]      moe_matmul.comp
 //   shared expert        SD [T, E] = down_s . swiglu(gate_s x, up_s x), g [T] = gate_inp_s . x
 //   y [T, E]             = sum_j w[t, j] D[t, j] (+ SD[t] (* sigmoid(g[t])))   moe_combine.comp
@@ -27,7 +29,7 @@
 
 namespace uaii::backends::vulkan {
 
-// The op's weights by input index 0..9 (null where absent or not a weight), from the
+// The op's weights by input index 0..11 (null where absent or not a weight), from the
 // program's per-slot weights and the op's input slots (-1: none).
 std::vector<const DeviceWeight*> MoeInputs(const std::vector<int>& in,
                                            const std::vector<std::unique_ptr<DeviceWeight>>& slots);
@@ -39,12 +41,13 @@ absl::Status CheckMoe(const ir::Op& op, const std::vector<const DeviceWeight*>& 
 // The scratch bytes one run of the op over up to `rows` rows takes (the file's k).
 uint64_t MoeScratchBytes(const ir::Op& op, const std::vector<const DeviceWeight*>& w, int64_t rows);
 
-// Records y [rows, E] = moe_ffn(x [rows, E]); top_k > 0 caps the experts per row
+// Records y [rows, E] = moe_ffn(x [rows, E]); `router_x` is the router's own input
+// (input 10; a Range without a buffer: the router reads x); top_k > 0 caps the experts per row
 // (RunContext::moe_top_k). `scratch` holds at least MoeScratchBytes(op, w, rows);
 // `stage` is the program's staging buffer (the router's and shared expert's staged
 // weights are copied into it before their products; the banks are read in place).
 absl::Status RecordMoe(Recorder& rec, const DeviceInfo& info, const ir::Op& op,
-                       const std::vector<const DeviceWeight*>& w, Range x, Range y, int64_t rows, int64_t top_k,
-                       const Buffer& scratch, const Buffer* stage);
+                       const std::vector<const DeviceWeight*>& w, Range x, Range router_x, Range y, int64_t rows,
+                       int64_t top_k, const Buffer& scratch, const Buffer* stage);
 
 }  // namespace uaii::backends::vulkan

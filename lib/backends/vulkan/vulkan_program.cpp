@@ -90,7 +90,7 @@ namespace {
 // element-wise F32 weight).
 bool MatrixInput(const ir::Op& op, size_t k) {
   return (op.type == "matmul" && k == 1) || (op.type == "embed" && k == 0) || (op.type == "norm_linear" && k >= 2) ||
-         (op.type == "moe_ffn" && k >= 1 && k != 5);
+         (op.type == "moe_ffn" && k >= 1 && k <= 9 && k != 5);  // not the router's input nor down_scale
 }
 
 // Whether op input k, a weight in host memory, streams to the device through the
@@ -98,7 +98,7 @@ bool MatrixInput(const ir::Op& op, size_t k) {
 // (and a prefill once per token row). Lookup tables and expert banks are read in place:
 // a pass touches only its tokens' rows and its routed experts.
 bool StagedInput(const ir::Op& op, size_t k) {
-  if (op.type == "moe_ffn") return k == 1 || k >= 6;  // the router and the shared expert
+  if (op.type == "moe_ffn") return k == 1 || (k >= 6 && k <= 9);  // the router and the shared expert
   return op.type == "matmul" || op.type == "norm_linear";
 }
 
@@ -229,10 +229,6 @@ absl::StatusOr<std::unique_ptr<VulkanProgram>> VulkanProgram::Create(std::shared
     if (!Supports(op.type))
       return absl::UnimplementedError(
           StrCat("op '", op.name, "' (", op.type, ") is not implemented on the Vulkan backend yet"));
-    if (op.type == "moe_ffn" && (op.inputs.size() > 10 || op.Str("act", "silu") != "silu"))
-      return absl::UnimplementedError(StrCat("op '", op.name, "' (moe_ffn with a router input of its own, per-expert "
-                                             "scales or GELU experts: Gemma 4) is not implemented on the Vulkan "
-                                             "backend yet"));
     Step s;
     s.op = &op;
     for (const auto& n : op.inputs) s.in.push_back(n.empty() ? -1 : slot[n]);
@@ -474,8 +470,8 @@ absl::Status VulkanProgram::Record(DeviceWorkspace& ws, const Step& s, int64_t T
 
   if (type == "reshape") return absl::OkStatus();
   if (type == "moe_ffn")
-    return RecordMoe(rec, device_->info(), op, MoeInputs(s.in, weights_), in(0), y, numel(s.in[0]) / cols_of(s.in[0]),
-                     ws.moe_top_k, *ws.moe_scratch, ws.stage.get());
+    return RecordMoe(rec, device_->info(), op, MoeInputs(s.in, weights_), in(0), in(10), y,
+                     numel(s.in[0]) / cols_of(s.in[0]), ws.moe_top_k, *ws.moe_scratch, ws.stage.get());
   if (type == "embed") {
     const DeviceWeight& w = *weights_[s.in[0]];
     const bool by_position = s.in[1] == positions_slot_;

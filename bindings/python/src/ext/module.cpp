@@ -44,7 +44,7 @@ PYBIND11_MODULE(_uaii, m) {
   m.def("_check_abi", &CheckAbi, py::arg("version"),
         "Raises ImportError unless `version` (encoded as UAII_CAPI_VERSION) has this module's major.minor.");
   m.def("capi_version", [] { return std::string(uaii_capi_version_string()); },
-        "The version of the loaded libuaii's C ABI, e.g. '0.4.0'.");
+        "The version of the loaded libuaii's C ABI, e.g. '0.5.0'.");
   m.attr("CAPI_VERSION") = std::to_string(UAII_CAPI_VERSION_MAJOR) + "." + std::to_string(UAII_CAPI_VERSION_MINOR) +
                            "." + std::to_string(UAII_CAPI_VERSION_PATCH);
   BindResults(m);

@@ -53,6 +53,8 @@ uaii_session_options SessionOptionsFrom(const SessionKwargs& kw) {
   o.moe_prefetch = kw.moe_prefetch ? 1 : 0;
   o.learn_calibration = kw.learn_calibration ? 1 : 0;
   if (kw.draft_model) o.draft_model = kw.draft_model->h;
+  if (kw.draft_path.find('\0') != std::string::npos) Fail(UAII_ERR_INVALID_ARGUMENT, "draft path contains a NUL character");
+  if (!kw.draft_path.empty()) o.draft_path = kw.draft_path.c_str();
   o.draft_auto = kw.draft_auto ? 1 : 0;
   // Ranges are the library's to check (its messages name the limit); only what the C
   // fields cannot hold is refused here. 0 would mean "the default" to the C ABI.

@@ -23,6 +23,7 @@ struct SessionKwargs {
   // Speculative decoding (docs/speculative.md): the draft model (None: none), or the
   // model's own in-trunk head (draft="auto"), and the knobs (None: the C ABI's defaults).
   std::shared_ptr<ModelHandle> draft_model;
+  std::string draft_path;  // a drafter file (a gemma4-assistant GGUF, or a model): "" none
   bool draft_auto = false;
   std::optional<int64_t> draft_max;  // n_draft= is its alias
   std::optional<int64_t> draft_min;

@@ -226,8 +226,10 @@ the next layer's experts under a budget. learn_calibration: True folds what each
 measured into the storage cost model's calibration in $UAII_HOME, as `uaii generate`
 does (the C ABI's uaii_session_options.learn_calibration; docs/storage.md).
 draft: speculative decoding (docs/speculative.md): a smaller uaii.Model with the same
-vocabulary, or "auto" (the model's own multi-token-prediction head; no architecture has
-one yet: InvalidArgumentError naming it). It proposes up to draft_max (1..16, default 16)
+vocabulary; a path (str or os.PathLike) to a drafter file: a gemma4-assistant GGUF for a
+gemma4 model (it drafts over the model's KV cache and hidden state, so it is no
+uaii.Model of its own) or any model file; or "auto" (the model's own
+multi-token-prediction head; no architecture has one yet: InvalidArgumentError naming it). It proposes up to draft_max (1..16, default 16)
 tokens a step, stopping below draft_p_min top probability (default 0.75); drafts shorter
 than draft_min (default 0) are not checked; the model checks the rest in one batch.
 draft_rule: "auto" (default: exact match for greedy requests and grammars, rejection
@@ -254,12 +256,16 @@ a context manager or call close().
              if (draft_max && n_draft) throw py::type_error("draft_max and n_draft are the same option: give one");
              const py::object& d = draft.is_none() ? draft_model : draft;
              const char* name = draft.is_none() ? "draft_model" : "draft";
+             const bool is_path = py::isinstance<py::str>(d) || py::hasattr(d, "__fspath__");
              if (py::isinstance<py::str>(d) && d.cast<std::string>() == "auto" && draft_model.is_none()) {
                kw.draft_auto = true;
+             } else if (is_path && draft_model.is_none()) {
+               kw.draft_path = py::module_::import("os").attr("fspath")(d).cast<std::string>();
+               if (kw.draft_path.empty()) throw py::value_error("draft is an empty path");
              } else if (!d.is_none()) {
                if (!py::isinstance<Model>(d))
                  throw py::type_error(std::string(name) + " must be a uaii.Model" +
-                                      (draft_model.is_none() ? " or \"auto\"" : ""));
+                                      (draft_model.is_none() ? ", a drafter file's path or \"auto\"" : ""));
                kw.draft_model = d.cast<const Model&>().handle();
              }
              kw.draft_max = draft_max ? draft_max : n_draft;

@@ -43,7 +43,7 @@ from ._uaii import (
 )
 from .openai_api import Model  # the extension's Model with the OpenAI-shaped calls
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 __all__ = [
     "Model", "Tokenizer", "Session", "Sampler", "Stream", "Event", "GenerateResult", "Usage",

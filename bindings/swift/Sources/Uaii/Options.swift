@@ -47,6 +47,11 @@ public struct SessionOptions: Sendable {
   /// `draftRule` keeps a prefix of them. nil: none. The session keeps its own reference to
   /// the draft's data.
   public var draftModel: Model?
+  /// The drafter as a file (C ABI 0.5 `draft_path`): a gemma4-assistant GGUF drafts for
+  /// this session's gemma4 model over its KV cache and hidden state (it is no `Model` of
+  /// its own); any other model file drafts as `draftModel` does. nil: none. At most one
+  /// of `draftModel`, `draftPath` and `draftAuto`.
+  public var draftPath: String?
   /// The model's own in-trunk multi-token-prediction head drafts (`--draft auto`); no
   /// architecture has one yet, so creating the session throws naming it.
   public var draftAuto: Bool = false
@@ -65,7 +70,8 @@ public struct SessionOptions: Sendable {
 
   public init(device: String = "cpu", threads: Int = 0, maxContext: Int = 0, learnCalibration: Bool = false,
               preset: Preset = .none, ramBudgetBytes: UInt64 = 0, kvWindow: Int = -1, prefillChunk: Int = 512,
-              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, draftAuto: Bool = false,
+              moeTopK: Int = 0, moePrefetch: Bool = false, draftModel: Model? = nil, draftPath: String? = nil,
+              draftAuto: Bool = false,
               draftMax: Int = 16, nDraft: Int? = nil, draftMin: Int = 0, draftPMin: Float = 0.75,
               draftRule: DraftRule = .auto, deviceMemoryBytes: UInt64 = 0) {
     self.device = device
@@ -80,6 +86,7 @@ public struct SessionOptions: Sendable {
     self.moeTopK = moeTopK
     self.moePrefetch = moePrefetch
     self.draftModel = draftModel
+    self.draftPath = draftPath
     self.draftAuto = draftAuto
     self.draftMax = nDraft ?? draftMax
     self.draftMin = draftMin

@@ -39,9 +39,13 @@ public final class Session {
     o.draft_p_min = options.draftPMin
     o.draft_rule = options.draftRule.rawValue
     var out: OpaquePointer?
-    let status = options.device.withCString { device in
+    let status = options.device.withCString { device -> uaii_status in
       o.device = device
-      return uaii_session_create(model.handle, &o, &out)
+      guard let path = options.draftPath else { return uaii_session_create(model.handle, &o, &out) }
+      return path.withCString { p in
+        o.draft_path = p
+        return uaii_session_create(model.handle, &o, &out)
+      }
     }
     try withExtendedLifetime(options.draftModel) { try check(status) }
     let core = SessionCore(handle: out!, model: model)  // destroys the handle if a call below throws

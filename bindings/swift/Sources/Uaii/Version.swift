@@ -10,7 +10,7 @@ public enum Version {
 
   /// The loaded library's ABI version, encoded as major * 10000 + minor * 100 + patch.
   public static var library: UInt32 { uaii_capi_version() }
-  /// The loaded library's ABI version as text ("0.4.0").
+  /// The loaded library's ABI version as text ("0.5.0").
   public static var libraryString: String { String(cString: uaii_capi_version_string()) }
 
   /// nil when `library` (encoded as uaii_capi_version()) has the expected major and minor;

@@ -107,4 +107,31 @@ final class SpeculativeTests: XCTestCase {
       }
     }
   }
+
+  // The gemma4 assistant is no Model of its own: draftPath names its file (C ABI 0.5).
+  // Greedy replies equal the plain session's; the assistant proposed.
+  func testTheGemma4AssistantDraftsByPath() throws {
+    for kind in ["f32", "q8_0", "q4_0"] {
+      let model = try Model(path: fixturesDir + "/gemma4/\(kind).gguf")
+      let plain = try model.makeSession(options: SessionOptions(threads: 1))
+      let spec = try model.makeSession(options: SessionOptions(
+        threads: 1, draftPath: fixturesDir + "/gemma4-assistant/\(kind).gguf", draftPMin: 0))
+      var drafted = 0
+      for prompt in ["tok5 tok6 tok7", "tok9 tok10"] {
+        let options = GenerateOptions(maxTokens: 24, temperature: 0)
+        let a = try plain.generate(prompt, options: options)
+        let b = try spec.generate(prompt, options: options)
+        XCTAssertEqual(a.text, b.text, kind)
+        drafted += b.usage.draftTokens
+      }
+      XCTAssertGreaterThan(drafted, 0, kind)
+    }
+    let (model, draft) = try tinyModels.get()
+    XCTAssertThrowsError(try model.makeSession(options: SessionOptions(
+      draftModel: draft, draftPath: fixturesDir + "/tiny/tiny-llama-q4_0.gguf"))) { error in
+      let e = error as! UaiiError
+      XCTAssertEqual(e.status, .invalidArgument)
+      XCTAssertTrue(e.message.contains("at most one of draft_model, draft_path and draft_auto"), e.message)
+    }
+  }
 }

@@ -2,16 +2,18 @@
 // logits [T, n] through softmax or sigmoid, the k experts of the highest score
 // (probability + the optional selection bias, which affects the choice only; ties to
 // the lower index, NaN as -inf) in descending order, and their weights (the
-// probabilities; norm_w: over their sum, floored at 2^-14; times w_scale unless 0 or 1).
+// probabilities; norm_w: over their sum, floored at 2^-14; times w_scale unless 0 or 1;
+// times scale[e] when has_scale: Gemma 4's per-expert output scale, moved onto the weight).
 // Buffers: logits [T, n], bias [n] (unused unless has_bias), route: ids [T, k] (uint)
-// then weights [T, k] (float bits) at word T * k.
-// p: T, n, k, sigmoid, has_bias, norm_w, w_scale.
+// then weights [T, k] (float bits) at word T * k, scale [n] (unused unless has_scale).
+// p: T, n, k, sigmoid, has_bias, norm_w, w_scale, has_scale.
 #version 450
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 0) readonly buffer BL { float L[]; };
 layout(set = 0, binding = 1) readonly buffer BB { float bias[]; };
 layout(set = 0, binding = 2) buffer BR { uint route[]; };
+layout(set = 0, binding = 3) readonly buffer BS { float scale[]; };
 
 void main() {
   const float kInf = uintBitsToFloat(0x7F800000u);
@@ -59,6 +61,7 @@ void main() {
     float w = uintBitsToFloat(route[wts + j]);
     if (U(5) != 0u) w = w / norm;
     if (ws != 0.0 && ws != 1.0) w *= ws;
+    if (U(7) != 0u) w *= scale[pc.o[3] + route[ids + j]];
     route[wts + j] = floatBitsToUint(w);
   }
 }

@@ -44,7 +44,7 @@ class Model private constructor(handle: Long) : AutoCloseable {
     return Session(
       Native.sessionCreate(
         handle.get(), cString(options.device, "device"), options.threads, options.maxContext, options.learnCalibration,
-        options.memory(), draft?.rawHandle() ?: 0L,
+        options.memory(), draft?.rawHandle() ?: 0L, options.draftPath?.let { cString(it, "draftPath") },
         intArrayOf(draftMax, options.draftMin, if (options.draftAuto) 1 else 0, options.draftRule.code),
         options.draftPMin
       ),

@@ -5,7 +5,7 @@ package dev.uaii
 internal object Native {
   /** The C ABI version these Kotlin sources are written against (capi/uaii.h). */
   const val BINDING_MAJOR = 0
-  const val BINDING_MINOR = 4
+  const val BINDING_MINOR = 5
 
   private val loadFailure: Throwable? = try {
     val explicit = System.getProperty("uaii.jni.library")
@@ -39,12 +39,13 @@ internal object Native {
   /**
    * memory: [preset, ramBudgetBytes, kvWindow, prefillChunk, moeTopK, moePrefetch (0/1),
    * deviceMemoryBytes];
-   * draftModel: a model handle for speculative decoding, or 0; draft: [draftMax, draftMin,
+   * draftModel: a model handle for speculative decoding, or 0; draftPath: a drafter file's
+   * NUL-terminated UTF-8 path, or null; draft: [draftMax, draftMin,
    * draftAuto (0/1), draftRule] and draftPMin as the C ABI reads them.
    */
   @JvmStatic external fun sessionCreate(
     model: Long, device: ByteArray?, threads: Int, maxContext: Long, learnCalibration: Boolean, memory: LongArray,
-    draftModel: Long, draft: IntArray, draftPMin: Float
+    draftModel: Long, draftPath: ByteArray?, draft: IntArray, draftPMin: Float
   ): Long
   @JvmStatic external fun sessionDestroy(handle: Long)
   @JvmStatic external fun sessionReset(handle: Long)

@@ -34,6 +34,13 @@ data class SessionOptions @JvmOverloads constructor(
    * the draft's data.
    */
   val draftModel: Model? = null,
+  /**
+   * The drafter as a file (C ABI 0.5 `draft_path`): a gemma4-assistant GGUF drafts for this
+   * session's gemma4 model over its KV cache and hidden state (it is no [Model] of its own);
+   * any other model file drafts as [draftModel] does. null: none. At most one of
+   * [draftModel], [draftPath] and [draftAuto].
+   */
+  val draftPath: String? = null,
   /** The older name of [draftMax] (null: draftMax decides). */
   val nDraft: Int? = null,
   /**

@@ -19,7 +19,7 @@ object Version {
       return Native.headerVersion()
     }
 
-  /** As text: "0.4.0". */
+  /** As text: "0.5.0". */
   @JvmStatic
   val libraryString: String
     get() = format(library)

@@ -138,4 +138,35 @@ class SpeculativeTest {
       assertTrue(e.message!!, e.message!!.contains("same vocabulary"))
     }
   }
+
+  // The gemma4 assistant is no Model of its own (it reads its target's cache and hidden
+  // state): draftPath names its file (C ABI 0.5). Greedy replies equal the plain session's.
+  @Test fun theGemma4AssistantDraftsByPath() {
+    val dir = System.getProperty("uaii.fixtures.dir") ?: error("run by scripts/test.sh with -Duaii.fixtures.dir set")
+    for (kind in listOf("f32", "q8_0", "q4_0")) {
+      val target = File(dir, "gemma4/$kind.gguf")
+      val assistant = File(dir, "gemma4-assistant/$kind.gguf")
+      assertTrue("fixture missing: $assistant (tests/fixtures/make_gemma4_assistant_models.py)", assistant.exists())
+      Model.open(target.path).use { gemma4 ->
+        val options = GenerateOptions(maxTokens = 24, temperature = 0f)
+        gemma4.newSession(SessionOptions(threads = 1)).use { plain ->
+          gemma4.newSession(SessionOptions(threads = 1, draftPath = assistant.path, draftPMin = 0f)).use { spec ->
+            var drafted = 0L
+            for (prompt in listOf("tok5 tok6 tok7", "tok9 tok10")) {
+              val a = plain.generate(prompt, options)
+              val b = spec.generate(prompt, options)
+              assertEquals(kind, a.text, b.text)
+              drafted += b.usage.draftTokens
+            }
+            assertTrue("$kind: the assistant proposed nothing", drafted > 0)
+          }
+        }
+        val e = assertThrows<UaiiException> {
+          gemma4.newSession(SessionOptions(draftModel = gemma4, draftPath = assistant.path))
+        }
+        assertEquals(Status.INVALID_ARGUMENT, e.status)
+        assertTrue(e.message!!, e.message!!.contains("at most one of draft_model, draft_path and draft_auto"))
+      }
+    }
+  }
 }

@@ -27,7 +27,7 @@ class UaiiTest {
   }
 
   @Test fun versionMatchesTheHeader() {
-    assertEquals("0.4.0", Version.libraryString)
+    assertEquals("0.5.0", Version.libraryString)
     assertNull(Version.mismatch(Version.library, Version.shimHeader))
   }
 
