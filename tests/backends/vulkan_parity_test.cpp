@@ -180,7 +180,7 @@ TEST_CASE("vulkan: a resident KV window wraps its ring as the CPU's does", "[vul
   CHECK(worst <= 2e-3);
 }
 
-TEST_CASE("vulkan: auto skips a CPU implementation and says why; device names resolve", "[vulkan]") {
+TEST_CASE("vulkan: auto skips a CPU implementation and says why — device names resolve", "[vulkan]") {
   if (!HaveVulkan()) return;
   auto v = backends::SelectBackend("vulkan");
   REQUIRE(v.ok());

@@ -180,7 +180,7 @@ TEST_CASE("capi: bad options are rejected with named errors", "[capi]") {
   uaii_session_destroy(s);
 }
 
-TEST_CASE("capi: seeded sampling reproduces; two threads, two sessions, one model", "[capi]") {
+TEST_CASE("capi: seeded sampling reproduces — two threads, two sessions, one model", "[capi]") {
   ModelHandle model;
   auto run = [&](uint64_t seed, std::string* out) {
     uaii_session* s = NewSession(model.m);
@@ -224,7 +224,7 @@ TEST_CASE("capi: inspect JSON", "[capi]") {
   uaii_string_free(json);
 }
 
-TEST_CASE("capi: device stats on the CPU are zero and name the CPU; a smaller struct gets only its fields", "[capi]") {
+TEST_CASE("capi: device stats on the CPU are zero and name the CPU — a smaller struct gets only its fields", "[capi]") {
   ModelHandle model;
   uaii_session* s = NewSession(model.m);
   uaii_device_stats ds;

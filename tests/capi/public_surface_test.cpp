@@ -248,7 +248,7 @@ TEST_CASE("public surface: InspectJson / InspectText are what `uaii inspect` pri
   CHECK_THAT(std::string(bad.status().message()), Catch::Contains("hparam_block_count_zero.gguf: "));
 }
 
-TEST_CASE("public surface: RenderChatTemplate renders as `uaii template`; CheckJsonArray names its input", "[capi]") {
+TEST_CASE("public surface: RenderChatTemplate renders as `uaii template` — CheckJsonArray names its input", "[capi]") {
   const std::string cli = UAII_BINARY_DIR "/uaii";
   if (!std::filesystem::exists(cli)) {
     WARN("SKIP: " << cli << " is not built");

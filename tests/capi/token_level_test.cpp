@@ -292,7 +292,7 @@ TEST_CASE("capi tokens: a step at the end of the context says so", "[capi][token
 
 // ---- Structured output (0.4): grammar / json_schema in the options, constrained samplers.
 
-TEST_CASE("capi grammar: a plain sampler refuses a grammar; a constrained one follows it") {
+TEST_CASE("capi grammar: a plain sampler refuses a grammar — a constrained one follows it") {
   Handles h;
   uaii_generate_options o;
   uaii_generate_options_init(&o);

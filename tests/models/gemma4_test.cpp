@@ -84,7 +84,7 @@ TEST_CASE("gemma4: tiny random models match llama.cpp, chunked prefill equals wh
 // ignores them (llama.cpp: TENSOR_NOT_REQUIRED, unused); the golden above checks the
 // logits. Here: the same KV cache as the file without them, and a wrong shape on one
 // of them is still refused, as llama.cpp's create_tensor refuses it.
-TEST_CASE("gemma4: shared-KV layers may carry their own K/V tensors; they are not read") {
+TEST_CASE("gemma4: shared-KV layers may carry their own K/V tensors — they are not read") {
   const auto [with, without] = DryRuns("shared-kv-q8_0", "q8_0");
   CHECK(with.plan.kv_bytes == without.plan.kv_bytes);
   // Not loaded: the plan holds as many weight bytes as for the file without them (the

@@ -99,7 +99,7 @@ TEST_CASE("planner: the GGUF content hash covers header and tensor table") {
   CHECK(ha != GgufContentHash(**b));
 }
 
-TEST_CASE("plan cache: a second plan hits; model, options or graph changes miss") {
+TEST_CASE("plan cache: a second plan hits — model, options or graph changes miss") {
   const std::string dir = ScratchDir("cache");
   ir::Graph g = BuiltGraph(Tiny("tiny-llama-q4_k.gguf"));
   PlanOptions o;

@@ -74,7 +74,7 @@ TEST_CASE("grammar: negated classes, any character, escapes and UTF-8") {
   CHECK_FALSE(Accepts(cjk, "a"));
 }
 
-TEST_CASE("grammar: a character split across calls waits; a prefix no range can complete is refused") {
+TEST_CASE("grammar: a character split across calls waits — a prefix no range can complete is refused") {
   auto g = MustParse("root ::= \"\xc3\xa9\"");  // é = C3 A9
   GrammarMatcher m(g);
   CHECK(m.AcceptBytes("\xc3"));

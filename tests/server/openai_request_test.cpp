@@ -67,7 +67,7 @@ TEST_CASE("a silent chat request gets llama-server's sampling defaults", "[serve
   CHECK_FALSE(r->json_schema.has_value());
 }
 
-TEST_CASE("tool_choice: none drops the tools; required and a named function force calls", "[server]") {
+TEST_CASE("tool_choice: none drops the tools — required and a named function force calls", "[server]") {
   ApiError e;
   const std::string hi_tools = R"({"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f"}}])";
   auto r = ParseChatCompletionRequest(hi_tools + R"(,"tool_choice":"none"})", kLimits, &e);

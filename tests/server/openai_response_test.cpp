@@ -43,7 +43,7 @@ TEST_CASE("a chat completion carries text, reasoning, tool calls and usage", "[s
   CHECK(int64_t(doc["usage"]["completion_tokens_details"]["reasoning_tokens"]) == 2);
 }
 
-TEST_CASE("a reply of only tool calls has null content; an unreadable call is text", "[server]") {
+TEST_CASE("a reply of only tool calls has null content — an unreadable call is text", "[server]") {
   simdjson::dom::parser p;
   auto doc = Parse(p, ChatCompletionJson(kHeader, {chat::OutputBlock::Call({"f", "{}", "call_2"})}, "tool_calls", {}));
   CHECK(doc["choices"].at(0)["message"]["content"].is_null());

@@ -59,7 +59,7 @@ TEST_CASE("a free slot holding the prompt's prefix is preferred", "[server]") {
   CHECK(pool->busy() == 1);
 }
 
-TEST_CASE("beyond the slots requests queue; beyond the queue they are refused", "[server]") {
+TEST_CASE("beyond the slots requests queue — beyond the queue they are refused", "[server]") {
   auto pool = MakePool(1, 1);
   auto held = std::make_unique<std::variant<SlotPool::Lease, SlotPool::Refusal>>(pool->Acquire({}, Far(), nullptr));
   REQUIRE(std::holds_alternative<SlotPool::Lease>(*held));

@@ -74,7 +74,7 @@ TEST_CASE("capi storage: presets, budgets and KV windows give the default sessio
   uaii_model_destroy(m);
 }
 
-TEST_CASE("capi storage: a session that opts in teaches the calibration; by default none does", "[storage][capi]") {
+TEST_CASE("capi storage: a session that opts in teaches the calibration — by default none does", "[storage][capi]") {
   const std::string home = std::string(UAII_FIXTURE_DIR) + "/capi_learn_home";
   std::filesystem::remove_all(home);
   const char* old = std::getenv("UAII_HOME");

@@ -244,7 +244,7 @@ uint64_t CachedIn(const std::vector<unsigned char>& v, uint64_t offset, uint64_t
   return n * page;
 }
 
-TEST_CASE("file set: small reads read no ahead; DropReadahead drops only what this process pulled in",
+TEST_CASE("file set: small reads read no ahead — DropReadahead drops only what this process pulled in",
           "[storage][io]") {
   constexpr uint64_t MiB = 1 << 20;
   const auto data = Pattern(16 * MiB);

@@ -92,7 +92,7 @@ TEST_CASE("presets: --ram-gb on a phone is clamped to half of what is available"
   CHECK(ResolvePreset(Preset::kServer, Machine(256, 200)).budget_bytes == 128 * kGiB);
 }
 
-TEST_CASE("presets: none is unlimited; overrides win", "[storage][presets]") {
+TEST_CASE("presets: none is unlimited — overrides win", "[storage][presets]") {
   auto none = ResolvePreset(Preset::kNone, Machine(24, 20));
   CHECK(none.budget_bytes == 0);
   CHECK(none.pin == PinPolicy::kEverything);

@@ -166,7 +166,7 @@ TEST_CASE("read ring: a read past the end of the file names the file and the off
   CHECK(!PreadFully(f.fd, 9000, 2000, std::vector<uint8_t>(2000).data(), f.path).ok());
 }
 
-TEST_CASE("read ring: short reads, EINTR and EAGAIN are continued; a remainder goes to the tail descriptor",
+TEST_CASE("read ring: short reads, EINTR and EAGAIN are continued — a remainder goes to the tail descriptor",
           "[storage][io]") {
   TempFile f(300000, "uaii_read_ring_short");
   REQUIRE(f.fd >= 0);
